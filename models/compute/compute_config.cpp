@@ -1,0 +1,19 @@
+#include "models/compute/compute_config.h"
+
+namespace npu {
+
+ComputeConfig read_compute_config(cfg::Section& s) {
+  ComputeConfig c;
+  c.units = static_cast<uint32_t>(s.integer("units", c.units, 1, 1024));
+  auto array = s.section("array");
+  c.array.rows = static_cast<uint32_t>(array.integer("rows", c.array.rows, 1, 4096));
+  c.array.cols = static_cast<uint32_t>(array.integer("cols", c.array.cols, 1, 4096));
+  array.finish();
+  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  c.launch_overhead_cycles =
+      static_cast<uint64_t>(s.integer("launch_overhead_cycles", 100, 0, 1'000'000));
+  s.finish();
+  return c;
+}
+
+} // namespace npu

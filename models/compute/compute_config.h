@@ -1,0 +1,20 @@
+#pragma once
+
+#include "config/section.h"
+#include "models/compute/op.h"
+
+#include <cstdint>
+
+namespace npu {
+
+/// The compute-unit array.
+struct ComputeConfig {
+  uint32_t units = 4;
+  ArrayShape array;
+  double frequency_hz = 1e9;
+  uint64_t launch_overhead_cycles = 100; ///< unit-local setup before the first instruction
+};
+
+ComputeConfig read_compute_config(cfg::Section& section);
+
+} // namespace npu

@@ -1,0 +1,35 @@
+#pragma once
+
+#include "models/compute/op.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace npu {
+
+/// A memory region a kernel reads or writes (a launch argument or a workspace).
+struct Region {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+};
+
+/// One unit's share of a dispatched kernel, as the scheduler hands it over.
+struct KernelJob {
+  uint64_t launch_id = 0;
+  uint64_t binary_addr = 0;
+  uint64_t binary_bytes = 0;
+  OpSpec op;
+  uint32_t units = 1;         ///< units the kernel spans
+  std::vector<Region> inputs; ///< operands, read cyclically
+  Region output;              ///< results, written cyclically
+};
+
+/// What a unit reports when its share finished.
+struct UnitResult {
+  int unit = -1;
+  uint64_t t4_ps = 0; ///< instructions resident
+  uint64_t t5_ps = 0; ///< finished
+  uint64_t ifetch_stall_ps = 0;
+};
+
+} // namespace npu

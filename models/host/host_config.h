@@ -1,0 +1,25 @@
+#pragma once
+
+#include "config/section.h"
+
+#include <cstdint>
+#include <string>
+
+namespace npu {
+
+/// Host CPU and driver costs of the launch path.
+struct HostConfig {
+  std::string completion = "interrupt";     ///< interrupt | polling
+  uint64_t prepare_base_ps = 1000000;       ///< packing a launch's parameters
+  uint64_t prepare_per_byte_ps = 1000;      ///< per byte of packed arguments
+  uint64_t driver_call_ps = 4000000;        ///< driver entry, validation, bookkeeping
+  uint64_t memcpy_setup_ps = 2000000;       ///< driver work to set up a copy
+  uint64_t sync_call_ps = 500000;           ///< entering and leaving a sync call
+  uint64_t doorbell_ps = 200000;            ///< posted MMIO write until the device has it
+  uint64_t interrupt_latency_ps = 15000000; ///< completion record to host thread running
+  uint64_t poll_interval_ps = 1000000;      ///< between two reads of the completion record
+};
+
+HostConfig read_host_config(cfg::Section& section);
+
+} // namespace npu

@@ -1,0 +1,261 @@
+#include "models/host/host_cpu.h"
+
+#include "common/address_map.h"
+#include "common/error.h"
+
+#include <algorithm>
+
+namespace npu {
+
+HostCpu::HostCpu(sc_core::sc_module_name name, const HostConfig& config,
+                 const CommandLayout& layout, LaunchLog& log)
+    : sc_module(name), socket("socket"), m_config(config), m_layout(layout), m_log(log),
+      m_queue_issued(layout.queues), m_queue_outstanding(layout.queues) {
+  SC_HAS_PROCESS(HostCpu);
+  SC_THREAD(run);
+  SC_THREAD(isr);
+}
+
+void HostCpu::set_stream_priority(uint32_t stream, int priority) {
+  if (m_stream_priority.size() <= stream)
+    m_stream_priority.resize(stream + 1, 0);
+  m_stream_priority[stream] = priority;
+}
+
+void HostCpu::run() {
+  guarded([this] {
+    if (m_program)
+      m_program();
+    // Like a process exiting: the runtime waits for all outstanding work.
+    sync_device();
+    m_finished = true;
+    m_end_ps = to_ps(sc_core::sc_time_stamp());
+  });
+}
+
+void HostCpu::isr() {
+  guarded([this] {
+    while (true) {
+      sc_core::wait(m_irq.default_event());
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      bool any = false;
+      while (!m_irq_pending.empty() && m_irq_pending.front().first <= now) {
+        learn(m_irq_pending.front().second);
+        m_irq_pending.pop_front();
+        any = true;
+      }
+      if (any)
+        m_learnt.notify(sc_core::SC_ZERO_TIME);
+    }
+  });
+}
+
+void HostCpu::on_completion(uint64_t command_id) {
+  m_commands.at(command_id).landed = true;
+  if (m_config.completion == "interrupt") {
+    ++m_interrupts;
+    m_irq_pending.emplace_back(to_ps(sc_core::sc_time_stamp()) + m_config.interrupt_latency_ps,
+                               command_id);
+    m_irq.notify(ps(m_config.interrupt_latency_ps));
+  } else {
+    m_landed.push_back(command_id);
+  }
+}
+
+void HostCpu::learn(uint64_t command_id) {
+  CommandState& c = m_commands.at(command_id);
+  if (c.done)
+    return;
+  c.done = true;
+  --m_outstanding;
+  --m_queue_outstanding[c.queue];
+  --m_stream_outstanding[c.stream];
+  if (c.launch_id >= 0)
+    m_log.at(static_cast<uint64_t>(c.launch_id)).t_ps[6] = to_ps(sc_core::sc_time_stamp());
+}
+
+void HostCpu::busy(uint64_t duration_ps) {
+  sc_core::wait(ps(duration_ps));
+  m_busy_ps += duration_ps;
+}
+
+void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& what) {
+  if (ready())
+    return;
+  m_blocked_on = what;
+  if (m_config.completion == "interrupt") {
+    const uint64_t start = to_ps(sc_core::sc_time_stamp());
+    while (!ready())
+      sc_core::wait(m_learnt);
+    m_blocked_ps += to_ps(sc_core::sc_time_stamp()) - start;
+  } else {
+    // Polling: the host spins on the completion records, busy all along. A poll
+    // with nothing in flight would spin forever: that is a deadlock, stop.
+    while (true) {
+      ++m_polls;
+      for (uint64_t id : m_landed)
+        learn(id);
+      m_landed.clear();
+      if (ready() || m_outstanding == 0)
+        break;
+      if (m_device_stalled && m_device_stalled())
+        throw SimulationError("deadlock: host polls for " + what +
+                              " but the device can make no progress");
+      busy(m_config.poll_interval_ps);
+    }
+  }
+  m_blocked_on.clear();
+}
+
+void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
+  NpuExtension tag;
+  tag.who = Initiator::Host;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  std::vector<uint8_t> copy(data, data + len);
+  if (transact(socket, tlm::TLM_WRITE_COMMAND, addr, copy.data(), len, tag, delay) !=
+      tlm::TLM_OK_RESPONSE)
+    throw SimulationError("driver: write to device address " + std::to_string(addr) + " failed");
+  const uint64_t d = to_ps(delay);
+  sc_core::wait(delay);
+  m_busy_ps += d;
+}
+
+uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream) {
+  const uint32_t q = queue_of(stream);
+  // Ring full: the driver sleeps until the device retires a command of this queue.
+  wait_until([&] { return m_queue_outstanding[q] < m_layout.entries; },
+             "space in the command ring of hardware queue " + std::to_string(q));
+  const uint64_t id = m_commands.size();
+  CommandState state;
+  state.stream = stream;
+  state.queue = q;
+  m_commands.push_back(state);
+  if (m_stream_outstanding.size() <= stream)
+    m_stream_outstanding.resize(stream + 1, 0);
+  ++m_stream_outstanding[stream];
+  ++m_queue_outstanding[q];
+  ++m_outstanding;
+  desc.queue = q;
+  desc.command_id = id;
+  desc.priority = stream < m_stream_priority.size() ? m_stream_priority[stream] : 0;
+  const uint64_t slot = m_queue_issued[q];
+  if (!args.empty())
+    write_mem(address_map::kDdrBase + m_layout.arg_addr(q, slot), args.data(),
+              static_cast<uint32_t>(args.size()));
+  const auto raw = desc.encode();
+  write_mem(address_map::kDdrBase + m_layout.descriptor_addr(q, slot), raw.data(),
+            static_cast<uint32_t>(raw.size()));
+  // Doorbell: a posted MMIO write publishing the new write index.
+  ++m_queue_issued[q];
+  uint64_t index = m_queue_issued[q];
+  NpuExtension tag;
+  tag.who = Initiator::Host;
+  sc_core::sc_time delay = ps(m_config.doorbell_ps);
+  const uint64_t before = to_ps(sc_core::sc_time_stamp());
+  if (transact(socket, tlm::TLM_WRITE_COMMAND,
+               address_map::kRegsBase + address_map::doorbell_offset(q),
+               reinterpret_cast<uint8_t*>(&index), 8, tag, delay) != tlm::TLM_OK_RESPONSE)
+    throw SimulationError("driver: doorbell write to queue " + std::to_string(q) + " failed");
+  sc_core::wait(delay);
+  m_busy_ps += to_ps(sc_core::sc_time_stamp()) - before;
+  return id;
+}
+
+uint64_t HostCpu::launch(const LaunchRequest& r) {
+  LaunchRecord& opened = m_log.open();
+  const uint64_t launch_id = opened.launch_id;
+  opened.kernel = r.kernel_name;
+  opened.stream = r.stream_name;
+  opened.async = r.async;
+  opened.units = r.units;
+  opened.t_ps[0] = to_ps(sc_core::sc_time_stamp());
+  const std::vector<uint8_t> args = encode_args(r.args);
+  busy(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
+  m_log.at(launch_id).t_ps[1] = to_ps(sc_core::sc_time_stamp());
+  busy(m_config.driver_call_ps);
+  Descriptor d;
+  d.type = CommandType::Kernel;
+  d.a = r.binary_addr;
+  d.b = r.binary_bytes;
+  d.c = r.kernel;
+  d.arg_bytes = static_cast<uint32_t>(args.size());
+  d.units = r.units;
+  d.d = launch_id;
+  const uint64_t cmd = submit(d, args, r.stream);
+  m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
+  m_log.at(launch_id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
+  ++m_launches;
+  if (!r.async) {
+    wait_until([&] { return m_commands[cmd].done; }, "sync launch of " + r.kernel_name);
+    busy(m_config.sync_call_ps);
+  }
+  return launch_id;
+}
+
+void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async) {
+  busy(m_config.memcpy_setup_ps);
+  Descriptor d;
+  d.type = CommandType::Copy;
+  d.a = src;
+  d.b = dst;
+  d.c = bytes;
+  const uint64_t cmd = submit(d, {}, stream);
+  ++m_copies;
+  if (!async) {
+    wait_until([&] { return m_commands[cmd].done; }, "synchronous memcpy");
+    busy(m_config.sync_call_ps);
+  }
+}
+
+void HostCpu::record_event(uint32_t event, uint32_t stream) {
+  if (m_event_records.size() <= event)
+    m_event_records.resize(event + 1, 0);
+  ++m_event_records[event];
+  busy(m_config.driver_call_ps);
+  Descriptor d;
+  d.type = CommandType::EventRecord;
+  d.c = event;
+  submit(d, {}, stream);
+}
+
+uint64_t HostCpu::event_records(uint32_t event) const {
+  return event < m_event_records.size() ? m_event_records[event] : 0;
+}
+
+void HostCpu::wait_event(uint32_t event, uint32_t stream) {
+  busy(m_config.driver_call_ps);
+  Descriptor d;
+  d.type = CommandType::EventWait;
+  d.c = event;
+  // Waits for the latest record issued so far, or the first one if none was yet.
+  d.d = std::max<uint64_t>(1, event_records(event));
+  submit(d, {}, stream);
+}
+
+void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
+  busy(m_config.sync_call_ps);
+  if (m_stream_outstanding.size() <= stream)
+    return;
+  wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream " + name);
+}
+
+void HostCpu::sync_device() {
+  busy(m_config.sync_call_ps);
+  wait_until([&] { return m_outstanding == 0; }, "device synchronize");
+}
+
+void HostCpu::host_work(uint64_t duration_ps) {
+  busy(duration_ps);
+}
+
+StatGroup HostCpu::stats() const {
+  StatGroup g{"host", {}};
+  g.add("launches", static_cast<double>(m_launches), "count", "kernel launches submitted");
+  g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands submitted");
+  g.add("commands", static_cast<double>(m_commands.size()), "count", "descriptors submitted");
+  g.add("interrupts", static_cast<double>(m_interrupts), "count", "completion interrupts taken");
+  g.add("polls", static_cast<double>(m_polls), "count", "completion-record polls");
+  return g;
+}
+
+} // namespace npu

@@ -1,0 +1,124 @@
+#pragma once
+
+#include "common/launch_log.h"
+#include "common/stats.h"
+#include "common/tlm_util.h"
+#include "models/host/host_config.h"
+#include "models/scheduler/command.h"
+#include "models/scheduler/scheduler.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// A kernel launch as the runtime hands it to the driver.
+struct LaunchRequest {
+  uint32_t kernel = 0; ///< index in the device's kernel table
+  std::string kernel_name;
+  uint64_t binary_addr = 0;
+  uint64_t binary_bytes = 0;
+  uint32_t units = 1;
+  std::vector<Region> args; ///< inputs then output
+  uint32_t stream = 0;
+  std::string stream_name;
+  bool async = false;
+};
+
+/// The host CPU running a host program, and its driver. Every call runs in the
+/// host thread and costs simulated host time: parameter packing, the driver call,
+/// descriptor and argument writes into the command ring in DDR, the doorbell MMIO
+/// write. Completion comes back by interrupt or by polling the completion record.
+class HostCpu : public sc_core::sc_module, public CompletionSink {
+public:
+  tlm_utils::simple_initiator_socket<HostCpu> socket;
+
+  HostCpu(sc_core::sc_module_name name, const HostConfig& config, const CommandLayout& layout,
+          LaunchLog& log);
+
+  /// The host program; runs once in the host thread at time zero.
+  void set_program(std::function<void()> program) { m_program = std::move(program); }
+  /// Stream priorities (index = stream id); streams map onto queues modulo their count.
+  void set_stream_priority(uint32_t stream, int priority);
+  /// Tells a polling host that the device can make no more progress (deadlock).
+  void set_stall_probe(std::function<bool()> probe) { m_device_stalled = std::move(probe); }
+
+  // Driver calls: host thread only.
+  uint64_t launch(const LaunchRequest& request);
+  void copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async);
+  void record_event(uint32_t event, uint32_t stream);
+  void wait_event(uint32_t event, uint32_t stream);
+  void sync_stream(uint32_t stream, const std::string& name);
+  void sync_device();
+  void host_work(uint64_t duration_ps);
+  /// Records of `event` issued so far (to know what a wait refers to).
+  uint64_t event_records(uint32_t event) const;
+
+  void on_completion(uint64_t command_id) override;
+
+  bool finished() const { return m_finished; }
+  /// What the host thread is waiting for, when it is (for deadlock reports).
+  const std::string& blocked_on() const { return m_blocked_on; }
+  uint64_t end_ps() const { return m_end_ps; }
+  uint64_t busy_ps() const { return m_busy_ps; }
+  uint64_t blocked_ps() const { return m_blocked_ps; }
+  /// Commands submitted whose completion the host has not learnt yet.
+  uint64_t outstanding() const { return m_outstanding; }
+  StatGroup stats() const;
+
+private:
+  struct CommandState {
+    uint32_t stream = 0;
+    uint32_t queue = 0;
+    int64_t launch_id = -1;
+    bool landed = false; ///< completion record is in memory
+    bool done = false;   ///< the host knows
+  };
+
+  void run();
+  void isr();
+  /// Busy host time (the thread runs driver or user code).
+  void busy(uint64_t duration_ps);
+  /// Submits a descriptor: ring space, descriptor and argument writes, doorbell.
+  uint64_t submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream);
+  void write_mem(uint64_t addr, const uint8_t* data, uint32_t len);
+  /// The host learns of a landed command at the current time.
+  void learn(uint64_t command_id);
+  /// Waits (sleeping or polling) until `ready()` holds.
+  void wait_until(const std::function<bool()>& ready, const std::string& what);
+  uint32_t queue_of(uint32_t stream) const { return stream % m_layout.queues; }
+
+  HostConfig m_config;
+  CommandLayout m_layout;
+  LaunchLog& m_log;
+  std::function<void()> m_program;
+  std::function<bool()> m_device_stalled;
+  std::vector<int> m_stream_priority;
+  std::vector<CommandState> m_commands;
+  std::vector<uint64_t> m_queue_issued;      ///< per queue: descriptors written
+  std::vector<uint64_t> m_queue_outstanding; ///< per queue: not yet known complete
+  std::vector<uint64_t> m_stream_outstanding;
+  std::vector<uint64_t> m_event_records;
+  std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending; ///< (time ps, command id)
+  std::vector<uint64_t> m_landed;                          ///< polling: landed, not yet learnt
+  sc_core::sc_event_queue m_irq;
+  sc_core::sc_event m_learnt;
+  uint64_t m_outstanding = 0;
+  bool m_finished = false;
+  std::string m_blocked_on;
+  uint64_t m_end_ps = 0;
+  uint64_t m_busy_ps = 0;
+  uint64_t m_blocked_ps = 0;
+  uint64_t m_interrupts = 0;
+  uint64_t m_polls = 0;
+  uint64_t m_launches = 0;
+  uint64_t m_copies = 0;
+};
+
+} // namespace npu

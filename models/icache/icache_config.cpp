@@ -1,0 +1,33 @@
+#include "models/icache/icache_config.h"
+
+#include "config/units.h"
+
+namespace npu {
+
+static bool is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
+}
+
+ICacheConfig read_icache_config(cfg::Section& s) {
+  ICacheConfig c;
+  c.size_bytes = s.bytes("size", c.size_bytes, 64, 1ull << 30);
+  c.line_bytes = s.bytes("line", c.line_bytes, 4, 4096);
+  if (!is_pow2(c.line_bytes))
+    s.fail("line", "cache line must be a power of two, got " + units::format_bytes(c.line_bytes));
+  c.ways = static_cast<uint32_t>(s.integer("ways", c.ways, 1, 64));
+  if (!is_pow2(c.size_bytes))
+    s.fail("size", "must be a power of two, got " + units::format_bytes(c.size_bytes));
+  if (c.size_bytes < c.line_bytes * c.ways)
+    s.fail("size", "must hold at least one set (line x ways = " +
+                       units::format_bytes(c.line_bytes * c.ways) + ")");
+  if (!is_pow2(c.ways))
+    s.fail("ways", "must be a power of two");
+  c.fills_outstanding =
+      static_cast<uint32_t>(s.integer("fills_outstanding", c.fills_outstanding, 1, 64));
+  c.tags_per_cycle = static_cast<uint32_t>(s.integer("tags_per_cycle", c.tags_per_cycle, 1, 64));
+  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  s.finish();
+  return c;
+}
+
+} // namespace npu

@@ -1,0 +1,44 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace npu {
+
+/// Set-associative tag array with true LRU replacement. Plain logic, no timing.
+class TagStore {
+public:
+  /// `size_bytes` / (`line_bytes` * `ways`) sets; all three powers of two.
+  TagStore(uint64_t size_bytes, uint64_t line_bytes, uint32_t ways);
+
+  /// True when the line holding `addr` is present; a hit refreshes its LRU age.
+  bool lookup(uint64_t addr);
+  /// Presence without touching LRU state.
+  bool contains(uint64_t addr) const;
+  /// Inserts the line holding `addr`, evicting the least recently used way.
+  /// Returns true when a valid line was evicted.
+  bool insert(uint64_t addr);
+  void clear();
+
+  uint64_t line_bytes() const { return m_line_bytes; }
+  uint64_t sets() const { return m_sets; }
+  uint32_t ways() const { return m_ways; }
+
+private:
+  struct Way {
+    uint64_t tag = 0;
+    uint64_t last_use = 0;
+    bool valid = false;
+  };
+
+  Way* find(uint64_t line);
+  const Way* find(uint64_t line) const;
+
+  uint64_t m_line_bytes;
+  uint64_t m_sets;
+  uint32_t m_ways;
+  uint64_t m_clock = 0;
+  std::vector<Way> m_ways_storage; ///< sets x ways
+};
+
+} // namespace npu

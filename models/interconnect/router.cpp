@@ -1,0 +1,75 @@
+#include "models/interconnect/router.h"
+
+namespace npu {
+
+Router::Router(sc_core::sc_module_name name, const InterconnectConfig& config)
+    : sc_module(name), target("target"), initiator("initiator"), m_config(config) {
+  target.register_b_transport(this, &Router::b_transport);
+  target.register_transport_dbg(this, &Router::transport_dbg);
+}
+
+void Router::map(uint64_t base, uint64_t size, const std::string& name) {
+  m_regions.push_back({base, size, name, {}, 0, 0});
+}
+
+int Router::decode(uint64_t addr, uint64_t len) const {
+  for (size_t i = 0; i < m_regions.size(); ++i) {
+    const Region& r = m_regions[i];
+    if (addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base))
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t addr = payload.get_address();
+  const uint64_t len = payload.get_data_length();
+  const int port = decode(addr, len);
+  if (port < 0) {
+    ++m_decode_errors;
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  Region& r = m_regions[static_cast<size_t>(port)];
+  // The request crosses the port after the hop; its data occupies the port for len/bw.
+  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_config.hop_latency_ps;
+  const uint64_t occupancy = transfer_ps(len, m_config.port_bytes_per_s);
+  const uint64_t start = r.port.reserve(ready, occupancy);
+  delay = ps(start) - sc_core::sc_time_stamp();
+  ++r.transactions;
+  r.bytes += len;
+  payload.set_address(addr - r.base);
+  initiator[port]->b_transport(payload, delay);
+  payload.set_address(addr);
+  // The response crosses the port no earlier than its data has streamed through.
+  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), start + occupancy);
+  delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();
+}
+
+unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
+  const uint64_t addr = payload.get_address();
+  const int port = decode(addr, payload.get_data_length());
+  if (port < 0)
+    return 0;
+  payload.set_address(addr - m_regions[static_cast<size_t>(port)].base);
+  const unsigned n = initiator[port]->transport_dbg(payload);
+  payload.set_address(addr);
+  return n;
+}
+
+StatGroup Router::stats(uint64_t simulated_ps) const {
+  StatGroup g{"interconnect", {}};
+  for (const auto& r : m_regions) {
+    g.add(r.name + "_transactions", static_cast<double>(r.transactions), "count",
+          "transactions routed to " + r.name);
+    g.add(r.name + "_bytes", static_cast<double>(r.bytes), "bytes", "bytes routed to " + r.name);
+    g.add(r.name + "_utilization",
+          simulated_ps ? static_cast<double>(r.port.busy_ps()) / simulated_ps : 0, "ratio",
+          "fraction of time the " + r.name + " port carried data");
+  }
+  g.add("decode_errors", static_cast<double>(m_decode_errors), "count",
+        "accesses to unmapped addresses");
+  return g;
+}
+
+} // namespace npu

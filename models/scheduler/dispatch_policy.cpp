@@ -1,0 +1,98 @@
+#include "models/scheduler/dispatch_policy.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace npu {
+
+namespace {
+
+// The first `count` free units in the order given by `better`.
+template <typename Better>
+std::vector<int> best_free(const std::vector<UnitView>& units, uint32_t count, Better better) {
+  std::vector<const UnitView*> free;
+  for (const auto& u : units)
+    if (u.free)
+      free.push_back(&u);
+  std::stable_sort(free.begin(), free.end(),
+                   [&](const UnitView* a, const UnitView* b) { return better(*a, *b); });
+  std::vector<int> out;
+  for (size_t i = 0; i < free.size() && out.size() < count; ++i)
+    out.push_back(free[i]->index);
+  return out;
+}
+
+} // namespace
+
+std::vector<int> DispatchPolicy::pick_units(const std::vector<UnitView>& units, uint32_t count) {
+  return best_free(units, count,
+                   [](const UnitView& a, const UnitView& b) { return a.index < b.index; });
+}
+
+size_t FifoDispatch::pick_kernel(const std::vector<DispatchCandidate>& ready) {
+  return static_cast<size_t>(
+      std::min_element(ready.begin(), ready.end(),
+                       [](const auto& a, const auto& b) { return a.arrival < b.arrival; }) -
+      ready.begin());
+}
+
+size_t RoundRobinDispatch::pick_kernel(const std::vector<DispatchCandidate>& ready) {
+  // The ready queue closest after m_next, cyclically.
+  size_t best = 0;
+  uint32_t best_distance = UINT32_MAX;
+  for (size_t i = 0; i < ready.size(); ++i) {
+    const uint32_t distance = (ready[i].queue + m_queues - m_next) % m_queues;
+    if (distance < best_distance) {
+      best_distance = distance;
+      best = i;
+    }
+  }
+  m_next = (ready[best].queue + 1) % m_queues;
+  return best;
+}
+
+std::vector<int> LeastLoadedDispatch::pick_units(const std::vector<UnitView>& units,
+                                                 uint32_t count) {
+  return best_free(units, count, [](const UnitView& a, const UnitView& b) {
+    return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
+  });
+}
+
+std::vector<int> AffinityDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count) {
+  return best_free(units, count, [](const UnitView& a, const UnitView& b) {
+    return a.resident_lines != b.resident_lines ? a.resident_lines > b.resident_lines
+                                                : a.index < b.index;
+  });
+}
+
+size_t PriorityDispatch::pick_kernel(const std::vector<DispatchCandidate>& ready) {
+  return static_cast<size_t>(std::min_element(ready.begin(), ready.end(),
+                                              [](const auto& a, const auto& b) {
+                                                return a.priority != b.priority
+                                                           ? a.priority > b.priority
+                                                           : a.arrival < b.arrival;
+                                              }) -
+                             ready.begin());
+}
+
+const std::vector<std::string>& dispatch_policy_names() {
+  static const std::vector<std::string> names = {"fifo", "round_robin", "least_loaded", "affinity",
+                                                 "priority"};
+  return names;
+}
+
+std::unique_ptr<DispatchPolicy> make_dispatch_policy(const std::string& name, uint32_t queues) {
+  if (name == "fifo")
+    return std::make_unique<FifoDispatch>();
+  if (name == "round_robin")
+    return std::make_unique<RoundRobinDispatch>(queues);
+  if (name == "least_loaded")
+    return std::make_unique<LeastLoadedDispatch>();
+  if (name == "affinity")
+    return std::make_unique<AffinityDispatch>();
+  if (name == "priority")
+    return std::make_unique<PriorityDispatch>();
+  throw std::invalid_argument("unknown dispatch policy " + name);
+}
+
+} // namespace npu

@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// A kernel at the head of a hardware queue, ready to dispatch.
+struct DispatchCandidate {
+  uint32_t queue = 0;
+  uint64_t arrival = 0; ///< order in which descriptors were fetched
+  int priority = 0;     ///< stream priority, higher first
+  uint32_t units = 1;   ///< units it needs
+};
+
+/// A compute unit as the dispatcher sees it.
+struct UnitView {
+  int index = 0;
+  bool free = true;
+  uint64_t busy_ps = 0;        ///< accumulated work, for least-loaded
+  uint64_t resident_lines = 0; ///< lines of the candidate's binary in its cache
+};
+
+/// Chooses which ready kernel goes next and on which units. One class per policy.
+class DispatchPolicy {
+public:
+  virtual ~DispatchPolicy() = default;
+  /// Index into `ready` (never empty) of the kernel to dispatch.
+  virtual size_t pick_kernel(const std::vector<DispatchCandidate>& ready) = 0;
+  /// `count` free units for the chosen kernel (at least `count` are free).
+  virtual std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+};
+
+/// Oldest descriptor first; lowest-numbered free units.
+class FifoDispatch : public DispatchPolicy {
+public:
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+};
+
+/// Queues take turns, starting after the queue served last.
+class RoundRobinDispatch : public DispatchPolicy {
+public:
+  explicit RoundRobinDispatch(uint32_t queues) : m_queues(queues) {}
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+
+private:
+  uint32_t m_queues;
+  uint32_t m_next = 0;
+};
+
+/// Oldest first; the free units that have done the least work so far.
+class LeastLoadedDispatch : public FifoDispatch {
+public:
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
+};
+
+/// Oldest first; the free units whose instruction caches hold most of the binary.
+class AffinityDispatch : public FifoDispatch {
+public:
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
+};
+
+/// Highest stream priority first, oldest among equals.
+class PriorityDispatch : public DispatchPolicy {
+public:
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+};
+
+const std::vector<std::string>& dispatch_policy_names();
+std::unique_ptr<DispatchPolicy> make_dispatch_policy(const std::string& name, uint32_t queues);
+
+} // namespace npu

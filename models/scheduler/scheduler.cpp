@@ -1,0 +1,340 @@
+#include "models/scheduler/scheduler.h"
+
+#include "common/address_map.h"
+#include "common/error.h"
+
+#include <algorithm>
+
+namespace npu {
+
+Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
+                     const CommandLayout& layout, std::vector<ComputeUnit*> units, DmaEngine& dma,
+                     LaunchLog& log)
+    : sc_module(name), regs("regs"), mem("mem"), m_config(config), m_layout(layout),
+      m_units(std::move(units)), m_dma(dma), m_log(log),
+      m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
+      m_queues(config.hw_queues), m_unit_free(m_units.size(), true) {
+  SC_HAS_PROCESS(Scheduler);
+  if (m_config.max_running == 0)
+    m_config.max_running = static_cast<uint32_t>(m_units.size());
+  regs.register_b_transport(this, &Scheduler::b_transport);
+  SC_THREAD(fetch_loop);
+  SC_THREAD(dispatch_loop);
+}
+
+void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t offset = payload.get_address();
+  const uint32_t queue = static_cast<uint32_t>(offset / 8);
+  if (offset % 8 != 0 || queue >= m_queues.size() || payload.get_data_length() != 8) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  uint64_t value = 0;
+  // The register takes effect when the write arrives: sync to that time first.
+  sc_core::wait(delay + ps(2 * m_period_ps));
+  delay = sc_core::SC_ZERO_TIME;
+  if (payload.is_write()) {
+    std::memcpy(&value, payload.get_data_ptr(), 8);
+    if (value < m_queues[queue].write_index ||
+        value - m_queues[queue].fetch_index > m_layout.entries) {
+      payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
+      return;
+    }
+    m_queues[queue].write_index = value;
+    ++m_doorbells;
+    m_doorbell.notify(sc_core::SC_ZERO_TIME);
+  } else if (payload.is_read()) {
+    value = m_queues[queue].fetch_index;
+    std::memcpy(payload.get_data_ptr(), &value, 8);
+  }
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Scheduler::read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what) {
+  NpuExtension tag;
+  tag.who = Initiator::Scheduler;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  if (transact(mem, tlm::TLM_READ_COMMAND, address_map::kDdrBase + addr, data, len, tag, delay) !=
+      tlm::TLM_OK_RESPONSE)
+    throw SimulationError(std::string("scheduler: ") + what + " read failed at address " +
+                          std::to_string(addr));
+  sc_core::wait(delay);
+}
+
+void Scheduler::fetch_loop() {
+  guarded([this] { fetch(); });
+}
+
+void Scheduler::dispatch_loop() {
+  guarded([this] { dispatch(); });
+}
+
+void Scheduler::fetch() {
+  std::array<uint8_t, Descriptor::kBytes> raw{};
+  std::vector<uint8_t> args(CommandLayout::kArgBytes);
+  while (true) {
+    // Serve queues with published work in turn, so one busy queue cannot starve others.
+    int found = -1;
+    for (uint32_t i = 0; i < m_queues.size(); ++i) {
+      const uint32_t q = (m_fetch_cursor + i) % m_queues.size();
+      if (m_queues[q].fetch_index < m_queues[q].write_index) {
+        found = static_cast<int>(q);
+        break;
+      }
+    }
+    if (found < 0) {
+      sc_core::wait(m_doorbell);
+      continue;
+    }
+    const uint32_t q = static_cast<uint32_t>(found);
+    m_fetch_cursor = (q + 1) % m_queues.size();
+    Queue& queue = m_queues[q];
+    const uint64_t start = to_ps(sc_core::sc_time_stamp());
+    const uint64_t slot = queue.fetch_index;
+    read_mem(m_layout.descriptor_addr(q, slot), raw.data(), Descriptor::kBytes, "descriptor");
+    Command cmd;
+    if (!Descriptor::decode(raw.data(), &cmd.desc))
+      throw SimulationError("scheduler: malformed descriptor in queue " + std::to_string(q) +
+                            " slot " + std::to_string(slot));
+    if (cmd.desc.type == CommandType::Kernel && cmd.desc.arg_bytes > 0) {
+      read_mem(m_layout.arg_addr(q, slot), args.data(), cmd.desc.arg_bytes, "argument block");
+      if (!decode_args(args.data(), cmd.desc.arg_bytes, &cmd.args))
+        throw SimulationError("scheduler: malformed argument block in queue " + std::to_string(q));
+    }
+    sc_core::wait(ps(m_config.decode_cycles * m_period_ps));
+    cmd.fetch_ps = to_ps(sc_core::sc_time_stamp()) - start;
+    cmd.arrival = m_arrivals++;
+    ++queue.fetch_index;
+    ++m_fetched;
+    queue.pending.push_back(std::move(cmd));
+    m_max_pending = std::max<uint64_t>(m_max_pending, queue.pending.size());
+    m_wake.notify(sc_core::SC_ZERO_TIME);
+  }
+}
+
+bool Scheduler::advance_queues() {
+  bool progress = false;
+  for (uint32_t q = 0; q < m_queues.size(); ++q) {
+    Queue& queue = m_queues[q];
+    while (!queue.running && !queue.pending.empty()) {
+      Command& head = queue.pending.front();
+      if (head.desc.type == CommandType::Kernel)
+        break;
+      if (head.desc.type == CommandType::EventWait && m_event_records[head.desc.c] < head.desc.d)
+        break;
+      Command cmd = std::move(head);
+      queue.pending.pop_front();
+      progress = true;
+      if (cmd.desc.type == CommandType::Copy) {
+        queue.running = true;
+        ++m_copies;
+        sc_core::sc_spawn(sc_bind(&Scheduler::run_copy, this, std::move(cmd)));
+        break;
+      }
+      ++m_event_ops;
+      if (cmd.desc.type == CommandType::EventRecord) {
+        ++m_event_records[cmd.desc.c];
+        m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
+      }
+      complete(cmd);
+    }
+  }
+  return progress;
+}
+
+void Scheduler::dispatch() {
+  while (true) {
+    bool progress = advance_queues();
+    uint32_t free_units =
+        static_cast<uint32_t>(std::count(m_unit_free.begin(), m_unit_free.end(), true));
+    std::vector<DispatchCandidate> ready;
+    if (m_running.size() < m_config.max_running) {
+      for (uint32_t q = 0; q < m_queues.size(); ++q) {
+        const Queue& queue = m_queues[q];
+        if (queue.running || queue.pending.empty())
+          continue;
+        const Command& head = queue.pending.front();
+        if (head.desc.type == CommandType::Kernel && head.desc.units <= free_units)
+          ready.push_back({q, head.arrival, head.desc.priority, head.desc.units});
+      }
+    }
+    if (!ready.empty()) {
+      start_kernel(ready[m_policy->pick_kernel(ready)].queue);
+      progress = true;
+    }
+    if (!progress)
+      sc_core::wait(m_wake);
+  }
+}
+
+void Scheduler::start_kernel(uint32_t q) {
+  Queue& queue = m_queues[q];
+  queue.running = true; // reserve the queue while the dispatcher works
+  Running run;
+  run.cmd = std::move(queue.pending.front());
+  queue.pending.pop_front();
+  const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
+  sc_core::wait(ps(m_config.dispatch_cycles * m_period_ps));
+  const Descriptor& d = run.cmd.desc;
+  std::vector<UnitView> views;
+  for (size_t i = 0; i < m_units.size(); ++i) {
+    UnitView v;
+    v.index = static_cast<int>(i);
+    v.free = m_unit_free[i];
+    v.busy_ps = m_units[i]->busy_ps();
+    v.resident_lines = m_units[i]->icache().resident_lines(d.a, d.b);
+    views.push_back(v);
+  }
+  const std::vector<int> chosen = m_policy->pick_units(views, d.units);
+  sc_assert(chosen.size() == d.units);
+  const uint64_t id = m_next_run++;
+  run.remaining = d.units;
+  run.t3_ps = to_ps(sc_core::sc_time_stamp());
+  run.dispatch_ps = run.cmd.fetch_ps + (run.t3_ps - dispatch_start);
+  KernelJob job;
+  job.launch_id = d.d;
+  job.binary_addr = d.a;
+  job.binary_bytes = d.b;
+  const DeviceKernel& kernel = m_kernels.at(d.c);
+  job.op = kernel.op;
+  job.units = d.units;
+  if (run.cmd.args.empty()) {
+    job.inputs = {kernel.workspace};
+    job.output = kernel.workspace;
+  } else {
+    job.output = run.cmd.args.back();
+    job.inputs.assign(run.cmd.args.begin(), run.cmd.args.end() - (run.cmd.args.size() > 1 ? 1 : 0));
+  }
+  m_running.emplace(id, std::move(run));
+  ++m_kernels_dispatched;
+  for (int u : chosen) {
+    m_unit_free[static_cast<size_t>(u)] = false;
+    m_units[static_cast<size_t>(u)]->start(
+        job, [this, id, u](const UnitResult& r) { unit_done(id, u, r); });
+  }
+}
+
+void Scheduler::unit_done(uint64_t run_id, int unit, const UnitResult& result) {
+  m_unit_free[static_cast<size_t>(unit)] = true;
+  m_wake.notify(sc_core::SC_ZERO_TIME);
+  Running& run = m_running.at(run_id);
+  if (result.t5_ps >= run.critical.t5_ps)
+    run.critical = result;
+  if (--run.remaining > 0)
+    return;
+  Running done = std::move(run);
+  m_running.erase(run_id);
+  LaunchRecord& rec = m_log.at(done.cmd.desc.d);
+  rec.t_ps[3] = done.t3_ps;
+  rec.t_ps[4] = done.critical.t4_ps;
+  rec.t_ps[5] = done.critical.t5_ps;
+  rec.unit = done.critical.unit;
+  rec.units = done.cmd.desc.units;
+  rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
+  rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
+  m_queues[done.cmd.desc.queue].running = false;
+  complete(done.cmd);
+}
+
+void Scheduler::run_copy(Command cmd) {
+  guarded([&] { copy(cmd); });
+}
+
+void Scheduler::copy(const Command& cmd) {
+  NpuExtension tag;
+  tag.who = Initiator::Dma;
+  m_dma.copy(cmd.desc.b, cmd.desc.a, cmd.desc.c,
+             "memcpy command " + std::to_string(cmd.desc.command_id), tag);
+  m_queues[cmd.desc.queue].running = false;
+  m_wake.notify(sc_core::SC_ZERO_TIME);
+  complete(cmd);
+}
+
+void Scheduler::complete(const Command& cmd) {
+  // Completion record: command id and a status word, written where the host looks.
+  std::array<uint8_t, CommandLayout::kCompletionBytes> record{};
+  std::memcpy(record.data(), &cmd.desc.command_id, 8);
+  record[8] = 1;
+  NpuExtension tag;
+  tag.who = Initiator::Scheduler;
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  ++m_completing;
+  const uint64_t slot = cmd.desc.command_id; // unique per command; ring wraps
+  if (transact(mem, tlm::TLM_WRITE_COMMAND,
+               address_map::kDdrBase + m_layout.completion_addr(cmd.desc.queue, slot),
+               record.data(), static_cast<uint32_t>(record.size()), tag,
+               delay) != tlm::TLM_OK_RESPONSE)
+    throw SimulationError("scheduler: completion record write failed");
+  sc_core::wait(delay);
+  m_wake.notify(sc_core::SC_ZERO_TIME);
+  --m_completing;
+  if (m_sink)
+    m_sink->on_completion(cmd.desc.command_id);
+}
+
+bool Scheduler::idle() const {
+  if (!m_running.empty())
+    return false;
+  for (const auto& q : m_queues)
+    if (q.running || !q.pending.empty() || q.fetch_index < q.write_index)
+      return false;
+  return true;
+}
+
+bool Scheduler::stalled() const {
+  if (!m_running.empty() || m_completing > 0)
+    return false;
+  bool pending = false;
+  for (const auto& q : m_queues) {
+    if (q.running || q.fetch_index < q.write_index)
+      return false;
+    if (q.pending.empty())
+      continue;
+    pending = true;
+    const Command& head = q.pending.front();
+    if (head.desc.type != CommandType::EventWait)
+      return false;
+    const auto it = m_event_records.find(head.desc.c);
+    if (it != m_event_records.end() && it->second >= head.desc.d)
+      return false;
+  }
+  return pending;
+}
+
+std::vector<std::string>
+Scheduler::describe_pending(const std::function<std::string(uint64_t)>& event_name) const {
+  std::vector<std::string> out;
+  for (uint32_t q = 0; q < m_queues.size(); ++q) {
+    const Queue& queue = m_queues[q];
+    if (queue.pending.empty())
+      continue;
+    const Command& head = queue.pending.front();
+    std::string line = "hardware queue " + std::to_string(q) + ": " +
+                       std::to_string(queue.pending.size()) + " command(s) pending";
+    if (head.desc.type == CommandType::EventWait) {
+      const auto it = m_event_records.find(head.desc.c);
+      const uint64_t have = it == m_event_records.end() ? 0 : it->second;
+      line += ", head waits for event " + event_name(head.desc.c) + " record #" +
+              std::to_string(head.desc.d) + " (recorded " + std::to_string(have) + " times)";
+    }
+    out.push_back(line);
+  }
+  return out;
+}
+
+StatGroup Scheduler::stats(uint64_t) const {
+  StatGroup g{"scheduler", {}};
+  g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell register writes");
+  g.add("descriptors_fetched", static_cast<double>(m_fetched), "count",
+        "descriptors read from command rings");
+  g.add("kernels_dispatched", static_cast<double>(m_kernels_dispatched), "count",
+        "kernels started on units");
+  g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands run on the DMA engine");
+  g.add("event_commands", static_cast<double>(m_event_ops), "count", "event records and waits");
+  g.add("max_queue_depth", static_cast<double>(m_max_pending), "count",
+        "most fetched commands waiting in one hardware queue");
+  return g;
+}
+
+} // namespace npu

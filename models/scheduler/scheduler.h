@@ -1,0 +1,135 @@
+#pragma once
+
+#include "common/launch_log.h"
+#include "common/stats.h"
+#include "common/tlm_util.h"
+#include "models/compute/compute_unit.h"
+#include "models/dma/dma.h"
+#include "models/scheduler/command.h"
+#include "models/scheduler/dispatch_policy.h"
+#include "models/scheduler/scheduler_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// The host side of the completion signal (the interrupt line, or the memory the
+/// host polls). Called when a command's completion record has reached DDR.
+class CompletionSink {
+public:
+  virtual ~CompletionSink() = default;
+  virtual void on_completion(uint64_t command_id) = 0;
+};
+
+/// A kernel as the device knows it after the module was loaded.
+struct DeviceKernel {
+  OpSpec op;
+  Region workspace; ///< operands when a launch passes no arguments
+};
+
+/// Command processor. A doorbell write publishes a queue's ring write index; the
+/// fetcher reads descriptors from DDR; the dispatcher runs each queue in order,
+/// kernels on compute units chosen by the dispatch policy, copies on the DMA
+/// engine, event records and waits across queues; every completion writes a
+/// record to DDR and signals the host.
+class Scheduler : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<Scheduler> regs;   ///< doorbell registers
+  tlm_utils::simple_initiator_socket<Scheduler> mem; ///< descriptor fetch, completion writes
+
+  Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
+            const CommandLayout& layout, std::vector<ComputeUnit*> units, DmaEngine& dma,
+            LaunchLog& log);
+
+  void set_completion_sink(CompletionSink* sink) { m_sink = sink; }
+  /// Registers a loaded kernel; returns its index (the descriptor's kernel field).
+  uint32_t add_kernel(const DeviceKernel& kernel) {
+    m_kernels.push_back(kernel);
+    return static_cast<uint32_t>(m_kernels.size() - 1);
+  }
+
+  /// True when nothing is queued, fetched or running.
+  bool idle() const;
+  /// True when work is queued but nothing can ever move: no kernel, copy or fetch
+  /// in flight and every queue head waits for an event nobody will record.
+  bool stalled() const;
+  /// One line per hardware queue that still holds work (for deadlock reports).
+  std::vector<std::string>
+  describe_pending(const std::function<std::string(uint64_t)>& event_name) const;
+  StatGroup stats(uint64_t simulated_ps) const;
+
+private:
+  struct Command {
+    Descriptor desc;
+    std::vector<Region> args;
+    uint64_t arrival = 0;
+    uint64_t fetch_ps = 0; ///< descriptor fetch and decode
+  };
+  struct Queue {
+    uint64_t write_index = 0; ///< published by the doorbell
+    uint64_t fetch_index = 0;
+    std::deque<Command> pending;
+    bool running = false;
+  };
+  struct Running {
+    Command cmd;
+    uint32_t remaining = 0;
+    UnitResult critical;
+    uint64_t t3_ps = 0;
+    uint64_t dispatch_ps = 0;
+  };
+
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void fetch_loop();
+  void dispatch_loop();
+  void fetch();
+  void dispatch();
+  /// Handles queue heads that need no unit (copies, events); true on progress.
+  bool advance_queues();
+  void start_kernel(uint32_t queue);
+  void unit_done(uint64_t run_id, int unit, const UnitResult& result);
+  void run_copy(Command cmd);
+  void copy(const Command& cmd);
+  /// Writes the completion record and signals the host; in a thread context.
+  void complete(const Command& cmd);
+  void read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what);
+
+  SchedulerConfig m_config;
+  CommandLayout m_layout;
+  std::vector<ComputeUnit*> m_units;
+  DmaEngine& m_dma;
+  LaunchLog& m_log;
+  CompletionSink* m_sink = nullptr;
+  std::unique_ptr<DispatchPolicy> m_policy;
+  std::vector<DeviceKernel> m_kernels;
+  uint64_t m_period_ps;
+  std::vector<Queue> m_queues;
+  std::vector<bool> m_unit_free;
+  std::map<uint64_t, Running> m_running;
+  std::map<uint64_t, uint64_t> m_event_records; ///< event id -> completed records
+  uint64_t m_next_run = 0;
+  uint32_t m_completing = 0; ///< completion records being written
+  uint64_t m_arrivals = 0;
+  uint32_t m_fetch_cursor = 0;
+  sc_core::sc_event m_doorbell;
+  sc_core::sc_event m_wake;
+  // statistics
+  uint64_t m_doorbells = 0;
+  uint64_t m_fetched = 0;
+  uint64_t m_kernels_dispatched = 0;
+  uint64_t m_copies = 0;
+  uint64_t m_event_ops = 0;
+  uint64_t m_max_pending = 0;
+};
+
+} // namespace npu

@@ -1,0 +1,23 @@
+#pragma once
+
+#include "config/section.h"
+
+#include <cstdint>
+#include <string>
+
+namespace npu {
+
+/// Command processor: hardware queues fed from command rings in DDR.
+struct SchedulerConfig {
+  uint32_t hw_queues = 8;
+  std::string policy = "fifo";
+  uint32_t ring_entries = 256;   ///< descriptors per queue ring
+  uint32_t decode_cycles = 20;   ///< decode of one fetched descriptor
+  uint32_t dispatch_cycles = 50; ///< choosing a unit and starting it
+  uint32_t max_running = 0;      ///< kernels running at once; 0 = number of units
+  double frequency_hz = 1e9;
+};
+
+SchedulerConfig read_scheduler_config(cfg::Section& section);
+
+} // namespace npu

@@ -1,0 +1,105 @@
+#include "models/sram/sram.h"
+
+#include "common/error.h"
+#include "config/units.h"
+
+#include <algorithm>
+
+namespace npu {
+
+Sram::Sram(sc_core::sc_module_name name, const SramConfig& config)
+    : sc_module(name), socket("socket"), m_config(config),
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
+      m_memory(config.size_bytes), m_banks(config.banks), m_ports(config.ports),
+      m_beats(config.banks) {
+  socket.register_b_transport(this, &Sram::b_transport);
+  socket.register_transport_dbg(this, &Sram::transport_dbg);
+}
+
+uint64_t Sram::allocate(uint64_t bytes, uint64_t align, const std::string& owner) {
+  const uint64_t start = (m_next_free + align - 1) / align * align;
+  if (bytes > m_config.size_bytes || start > m_config.size_bytes - bytes)
+    throw SimulationError(
+        "SRAM allocation of " + units::format_bytes(bytes) + " for " + owner +
+        " does not fit: " + units::format_bytes(m_config.size_bytes - m_next_free) + " of " +
+        units::format_bytes(m_config.size_bytes) + " free");
+  m_next_free = start + bytes;
+  return start;
+}
+
+void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t addr = payload.get_address();
+  const uint64_t len = payload.get_data_length();
+  if (!m_memory.contains(addr, len) || len == 0) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  // Count words per bank; the access takes as many cycles as its busiest bank.
+  std::fill(m_beats.begin(), m_beats.end(), 0);
+  const uint64_t w = m_config.bank_width_bytes;
+  const uint64_t first = addr / w;
+  const uint64_t last = (addr + len - 1) / w;
+  uint32_t busiest = 0;
+  if (last - first + 1 >= m_config.banks) {
+    // Unit stride over at least one full sweep: every bank gets ceil or floor of words/banks.
+    const uint64_t words = last - first + 1;
+    busiest = static_cast<uint32_t>((words + m_config.banks - 1) / m_config.banks);
+  } else {
+    for (uint64_t word = first; word <= last; ++word)
+      busiest = std::max(busiest, ++m_beats[word % m_config.banks]);
+  }
+  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
+  auto port = std::min_element(
+      m_ports.begin(), m_ports.end(),
+      [](const BusyResource& a, const BusyResource& b) { return a.free_ps() < b.free_ps(); });
+  const uint64_t duration = busiest * m_period_ps;
+  const uint64_t start = port->reserve(ready, duration);
+  // Banks touched by this access are busy for its duration (conflicts across ports).
+  uint64_t bank_start = start;
+  const uint64_t touched = std::min<uint64_t>(last - first + 1, m_config.banks);
+  for (uint64_t i = 0; i < touched; ++i)
+    bank_start = std::max(bank_start, m_banks[(first + i) % m_config.banks].free_ps());
+  for (uint64_t i = 0; i < touched; ++i)
+    m_banks[(first + i) % m_config.banks].reserve(bank_start, duration);
+  const uint64_t words = last - first + 1;
+  const uint64_t ideal = (words + m_config.banks - 1) / m_config.banks;
+  m_conflict_cycles += busiest - ideal + (bank_start - start) / m_period_ps;
+  const uint64_t done = bank_start + duration + m_config.latency_cycles * m_period_ps;
+  if (payload.is_read())
+    m_memory.read(addr, payload.get_data_ptr(), len);
+  else if (payload.is_write())
+    m_memory.write(addr, payload.get_data_ptr(), len);
+  ++m_accesses;
+  m_bytes += len;
+  delay = ps(done) - sc_core::sc_time_stamp();
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned Sram::transport_dbg(tlm::tlm_generic_payload& payload) {
+  const uint64_t addr = payload.get_address();
+  if (addr >= m_memory.size_bytes())
+    return 0;
+  const uint64_t len = std::min<uint64_t>(payload.get_data_length(), m_memory.size_bytes() - addr);
+  if (payload.is_read())
+    m_memory.read(addr, payload.get_data_ptr(), len);
+  else if (payload.is_write())
+    m_memory.write(addr, payload.get_data_ptr(), len);
+  return static_cast<unsigned>(len);
+}
+
+StatGroup Sram::stats(uint64_t simulated_ps) const {
+  StatGroup g{"sram", {}};
+  g.add("accesses", static_cast<double>(m_accesses), "count", "read and write transactions");
+  g.add("bytes", static_cast<double>(m_bytes), "bytes", "bytes read and written");
+  g.add("bank_conflict_cycles", static_cast<double>(m_conflict_cycles), "cycles",
+        "cycles lost to several words of one access, or of overlapping accesses, in one bank");
+  uint64_t busy = 0;
+  for (const auto& p : m_ports)
+    busy += p.busy_ps();
+  const double capacity = static_cast<double>(simulated_ps) * m_ports.size();
+  g.add("utilization", capacity > 0 ? busy / capacity : 0, "ratio", "port busy fraction");
+  g.add("allocated_bytes", static_cast<double>(m_next_free), "bytes", "bytes handed out");
+  return g;
+}
+
+} // namespace npu

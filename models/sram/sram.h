@@ -1,0 +1,48 @@
+#pragma once
+
+#include "common/sparse_memory.h"
+#include "common/stats.h"
+#include "common/tlm_util.h"
+#include "models/sram/sram_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// Banked scratchpad. Consecutive bank_width-byte words go to consecutive banks;
+/// words of one access that land in the same bank take one cycle each, so strided
+/// patterns that hit one bank are `banks` times slower than unit stride.
+class Sram : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<Sram> socket;
+
+  Sram(sc_core::sc_module_name name, const SramConfig& config);
+
+  SparseMemory& storage() { return m_memory; }
+  StatGroup stats(uint64_t simulated_ps) const;
+
+  /// Carves [offset, offset+bytes) for `owner`; throws SimulationError when it does not fit.
+  uint64_t allocate(uint64_t bytes, uint64_t align, const std::string& owner);
+
+private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& payload);
+
+  SramConfig m_config;
+  uint64_t m_period_ps;
+  SparseMemory m_memory;
+  std::vector<BusyResource> m_banks;
+  std::vector<BusyResource> m_ports;
+  std::vector<uint32_t> m_beats; ///< scratch: words per bank of the current access
+  uint64_t m_next_free = 0;      ///< bump allocator
+  uint64_t m_accesses = 0;
+  uint64_t m_bytes = 0;
+  uint64_t m_conflict_cycles = 0;
+};
+
+} // namespace npu

@@ -1,0 +1,56 @@
+#include "cli/app.h"
+
+#include "common/error.h"
+#include "report/report.h"
+#include "runtime/simulation.h"
+
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+namespace npu {
+
+int run_program(const RunOptions& options, const HostProgram& program) {
+  try {
+    const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
+    if (program.check)
+      program.check(config);
+    Simulation sim(config);
+    RunReport report = sim.run(program.body);
+    report.testbench_name = program.name;
+    report.testbench_file = program.file;
+    if (!options.out_dir.empty())
+      write_output_dir(options.out_dir, report);
+    print_summary(std::cout, report);
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::cerr << "npusim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const SimulationError& e) {
+    std::cerr << "npusim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "npusim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+int run_cpp_testbench(int argc, char** argv, const std::string& name,
+                      const std::function<void(Runtime&)>& body) {
+  CLI::App app{name + ": a C++ host program on the npusim platform"};
+  RunOptions options;
+  options.config_path = "configs/edge-npu.yaml";
+  app.add_option("--config", options.config_path, "hardware configuration (YAML)");
+  app.add_option("--set", options.overrides, "override a config key: key.path=value");
+  app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+  HostProgram program{name, argv[0], body, {}};
+  return run_program(options, program);
+}
+
+} // namespace npu

@@ -1,0 +1,84 @@
+// npusim: the command-line front end.
+#include "cli/app.h"
+#include "common/error.h"
+#include "config/node.h"
+#include "testbench/testbench.h"
+
+#include <CLI/CLI.hpp>
+#include <systemc>
+
+#include <iostream>
+
+namespace {
+
+// Validates one file: a testbench when it has kernels or a program, else a config.
+bool validate_file(const std::string& path) {
+  try {
+    const npu::cfg::Node root = npu::cfg::parse_yaml_file(path);
+    if (npu::looks_like_testbench(root))
+      npu::read_testbench(root, path);
+    else
+      npu::load_platform_config(path, {});
+    std::cout << path << ": ok\n";
+    return true;
+  } catch (const npu::InputError& e) {
+    std::cerr << "npusim: " << e.what() << "\n";
+    return false;
+  }
+}
+
+} // namespace
+
+int sc_main(int argc, char* argv[]) {
+  CLI::App app{"npusim: a cycle-approximate simulator of an NPU and the host that drives it"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "npusim 0.1.0");
+
+  npu::RunOptions options;
+  std::string testbench_path;
+  CLI::App* run = app.add_subcommand("run", "run a testbench on a hardware configuration");
+  run->add_option("--config", options.config_path, "hardware configuration (YAML)")->required();
+  run->add_option("--testbench", testbench_path, "workload (YAML testbench)")->required();
+  run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
+      ->type_name("KEY=VALUE");
+  run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
+      ->type_name("DIR");
+
+  std::vector<std::string> files;
+  CLI::App* validate =
+      app.add_subcommand("validate", "check configs and testbenches; exit 0 when all are valid");
+  validate->add_option("files", files, "YAML files")->required();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? npu::kExitOk : npu::kExitBadInput;
+  }
+
+  if (*validate) {
+    bool ok = true;
+    for (const auto& f : files)
+      ok = validate_file(f) && ok;
+    return ok ? npu::kExitOk : npu::kExitBadInput;
+  }
+
+  // Parse the testbench first: a bad file is reported before anything is built.
+  npu::Testbench tb;
+  try {
+    tb = npu::load_testbench(testbench_path);
+  } catch (const npu::InputError& e) {
+    std::cerr << "npusim: " << e.what() << "\n";
+    return npu::kExitBadInput;
+  }
+  npu::HostProgram program{tb.name, testbench_path,
+                           [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
+                           [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }};
+  return npu::run_program(options, program);
+}
+
+// Our own main replaces the one in libsystemc so the SystemC banner stays off stdout.
+int main(int argc, char* argv[]) {
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  return sc_core::sc_elab_and_sim(argc, argv);
+}

@@ -1,0 +1,108 @@
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <string>
+
+namespace npu {
+
+/// Who issued a transaction; rides on every payload so targets can attribute traffic.
+enum class Initiator : uint8_t { Host, Scheduler, Dma, ICache, Compute, Unknown };
+const char* initiator_name(Initiator who);
+
+/// Side data of a payload: the issuing block and, where known, unit and launch.
+struct NpuExtension : tlm::tlm_extension<NpuExtension> {
+  Initiator who = Initiator::Unknown;
+  int unit = -1;
+  uint64_t launch_id = 0;
+
+  tlm::tlm_extension_base* clone() const override { return new NpuExtension(*this); }
+  void copy_from(const tlm::tlm_extension_base& other) override {
+    *this = static_cast<const NpuExtension&>(other);
+  }
+};
+
+/// Converts picoseconds to sc_time without going through floating point.
+inline sc_core::sc_time ps(uint64_t value) {
+  return sc_core::sc_time::from_value(value); // resolution is 1 ps (set in Simulation)
+}
+inline uint64_t to_ps(const sc_core::sc_time& t) {
+  return t.value();
+}
+
+/// Time to move `bytes` at `bytes_per_s`, rounded up to a picosecond.
+inline uint64_t transfer_ps(uint64_t bytes, double bytes_per_s) {
+  if (bytes_per_s <= 0)
+    return 0;
+  const double value = static_cast<double>(bytes) * 1e12 / bytes_per_s;
+  return static_cast<uint64_t>(value + 0.999999);
+}
+
+/// A resource that serves one request at a time (a bus, a bank, a port).
+/// reserve() books it from the earliest time both it and the request are ready.
+class BusyResource {
+public:
+  /// Books `duration_ps` starting no earlier than `ready_ps`; returns the start time.
+  uint64_t reserve(uint64_t ready_ps, uint64_t duration_ps) {
+    const uint64_t start = ready_ps > m_free_ps ? ready_ps : m_free_ps;
+    m_free_ps = start + duration_ps;
+    m_busy_ps += duration_ps;
+    return start;
+  }
+  uint64_t free_ps() const { return m_free_ps; }
+  uint64_t busy_ps() const { return m_busy_ps; }
+
+private:
+  uint64_t m_free_ps = 0;
+  uint64_t m_busy_ps = 0;
+};
+
+/// Blocking read or write of `len` bytes through `socket` (an initiator socket),
+/// tagged with `ext`. Adds the target's latency to `delay`. Returns the TLM status.
+template <typename Socket>
+tlm::tlm_response_status transact(Socket& socket, tlm::tlm_command cmd, uint64_t addr,
+                                  uint8_t* data, uint32_t len, const NpuExtension& ext,
+                                  sc_core::sc_time& delay) {
+  tlm::tlm_generic_payload payload;
+  NpuExtension tag = ext;
+  payload.set_command(cmd);
+  payload.set_address(addr);
+  payload.set_data_ptr(data);
+  payload.set_data_length(len);
+  payload.set_streaming_width(len);
+  payload.set_byte_enable_ptr(nullptr);
+  payload.set_dmi_allowed(false);
+  payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  payload.set_extension(&tag);
+  socket->b_transport(payload, delay);
+  payload.clear_extension(&tag);
+  return payload.get_response_status();
+}
+
+/// Debug (untimed) access through `socket`; returns bytes transferred.
+template <typename Socket>
+unsigned debug_transact(Socket& socket, tlm::tlm_command cmd, uint64_t addr, uint8_t* data,
+                        uint32_t len) {
+  tlm::tlm_generic_payload payload;
+  payload.set_command(cmd);
+  payload.set_address(addr);
+  payload.set_data_ptr(data);
+  payload.set_data_length(len);
+  return socket->transport_dbg(payload);
+}
+
+} // namespace npu
+
+namespace npu {
+
+/// Runs a process body; an exception ends the simulation and is kept for
+/// Simulation::run to rethrow (SystemC would otherwise turn it into a report).
+void guarded(const std::function<void()>& body);
+/// The first exception a guarded process threw, if any.
+std::exception_ptr simulation_failure();
+
+} // namespace npu

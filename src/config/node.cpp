@@ -1,0 +1,239 @@
+#include "config/node.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace npu::cfg {
+
+const Node* Node::find(const std::string& key) const {
+  const MapEntry* e = find_entry(key);
+  return e ? &e->value : nullptr;
+}
+
+Node* Node::find(const std::string& key) {
+  return const_cast<Node*>(static_cast<const Node*>(this)->find(key));
+}
+
+const MapEntry* Node::find_entry(const std::string& key) const {
+  if (kind != Kind::Map)
+    return nullptr;
+  for (const auto& e : entries)
+    if (e.key == key)
+      return &e;
+  return nullptr;
+}
+
+Node& Node::set(const std::string& key, Node value, const SourceLoc& key_loc) {
+  kind = Kind::Map;
+  for (auto& e : entries)
+    if (e.key == key) {
+      e.value = std::move(value);
+      e.key_loc = key_loc;
+      return e.value;
+    }
+  entries.push_back({key, key_loc, std::move(value)});
+  return entries.back().value;
+}
+
+bool Node::erase(const std::string& key) {
+  const auto it =
+      std::find_if(entries.begin(), entries.end(), [&](const MapEntry& e) { return e.key == key; });
+  if (it == entries.end())
+    return false;
+  entries.erase(it);
+  return true;
+}
+
+const char* Node::kind_name() const {
+  switch (kind) {
+  case Kind::Map:
+    return "a map";
+  case Kind::Seq:
+    return "a list";
+  case Kind::Scalar:
+    return "a value";
+  case Kind::Null:
+    break;
+  }
+  return "nothing";
+}
+
+namespace {
+
+constexpr int kMaxDepth = 64;
+
+SourceLoc loc_of(const YAML::Mark& mark, const std::string& origin) {
+  if (mark.line < 0)
+    return {origin, 0, 0};
+  return {origin, mark.line + 1, mark.column + 1};
+}
+
+Node convert(const YAML::Node& y, const std::string& origin, int depth) {
+  Node n;
+  n.loc = loc_of(y.Mark(), origin);
+  if (depth > kMaxDepth)
+    throw InputError(n.loc, "", "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  switch (y.Type()) {
+  case YAML::NodeType::Undefined:
+  case YAML::NodeType::Null:
+    n.kind = Node::Kind::Null;
+    break;
+  case YAML::NodeType::Scalar:
+    n.kind = Node::Kind::Scalar;
+    n.scalar = y.Scalar();
+    break;
+  case YAML::NodeType::Sequence:
+    n.kind = Node::Kind::Seq;
+    for (const auto& item : y)
+      n.items.push_back(convert(item, origin, depth + 1));
+    break;
+  case YAML::NodeType::Map:
+    n.kind = Node::Kind::Map;
+    for (const auto& kv : y) {
+      const SourceLoc key_loc = loc_of(kv.first.Mark(), origin);
+      if (!kv.first.IsScalar())
+        throw InputError(key_loc, "", "a map key must be a plain name");
+      const std::string key = kv.first.Scalar();
+      if (n.find_entry(key))
+        throw InputError(key_loc, key,
+                         "duplicate key (first defined at line " +
+                             std::to_string(n.find_entry(key)->key_loc.line) + ")");
+      n.entries.push_back({key, key_loc, convert(kv.second, origin, depth + 1)});
+    }
+    break;
+  }
+  return n;
+}
+
+void check_text(const std::string& text, const std::string& origin) {
+  for (size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\0') {
+      // Count the line so the message points somewhere useful.
+      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + i, '\n'));
+      throw InputError({origin, line, 1}, "", "file is binary (contains a NUL byte), not YAML");
+    }
+}
+
+void merge_into(Node& base, const Node& over) {
+  if (!base.is_map() || !over.is_map()) {
+    base = over;
+    return;
+  }
+  for (const auto& e : over.entries) {
+    Node* existing = base.find(e.key);
+    if (existing && existing->is_map() && e.value.is_map())
+      merge_into(*existing, e.value);
+    else
+      base.set(e.key, e.value, e.key_loc);
+  }
+}
+
+Node load_chain(const std::string& path, std::vector<std::string>& stack, const SourceLoc& from) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path canonical = fs::weakly_canonical(fs::path(path), ec);
+  const std::string id = ec ? path : canonical.string();
+  if (std::find(stack.begin(), stack.end(), id) != stack.end())
+    throw InputError(from, "extends", "cyclic extends: '" + path + "' extends itself");
+  if (stack.size() >= 16)
+    throw InputError(from, "extends", "extends chain deeper than 16 files");
+  if (!from.file.empty() && !fs::exists(path, ec))
+    throw InputError(from, "extends", "file '" + path + "' does not exist");
+  Node root = parse_yaml_file(path);
+  if (root.is_null())
+    return root;
+  if (!root.is_map())
+    throw InputError(root.loc, "",
+                     "expected a map of settings at the top level, got " +
+                         std::string(root.kind_name()));
+  const MapEntry* ext = root.find_entry("extends");
+  if (!ext)
+    return root;
+  if (!ext->value.is_scalar() || ext->value.scalar.empty())
+    throw InputError(ext->value.loc, "extends", "expected a file name");
+  const fs::path parent = fs::path(path).parent_path() / ext->value.scalar;
+  stack.push_back(id);
+  Node base = load_chain(parent.lexically_normal().string(), stack, ext->value.loc);
+  stack.pop_back();
+  root.erase("extends");
+  if (base.is_null())
+    return root;
+  merge_into(base, root);
+  return base;
+}
+
+} // namespace
+
+Node parse_yaml_string(const std::string& text, const std::string& origin) {
+  check_text(text, origin);
+  try {
+    const YAML::Node y = YAML::Load(text);
+    return convert(y, origin, 0);
+  } catch (const YAML::Exception& e) {
+    throw InputError(loc_of(e.mark, origin), "", "invalid YAML: " + e.msg);
+  }
+}
+
+Node parse_yaml_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec))
+    throw InputError({path, 0, 0}, "", "is a directory, expected a YAML file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError({path, 0, 0}, "", "cannot open file: " + std::string(std::strerror(errno)));
+  std::ostringstream buf;
+  buf << in.rdbuf();
+  const std::string text = buf.str();
+  if (text.size() > (64u << 20))
+    throw InputError({path, 0, 0}, "", "file larger than 64 MiB");
+  return parse_yaml_string(text, path);
+}
+
+Node load_with_extends(const std::string& path) {
+  std::vector<std::string> stack;
+  return load_chain(path, stack, SourceLoc{});
+}
+
+void apply_override(Node& root, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  const SourceLoc loc{"--set " + assignment, 0, 0};
+  if (eq == std::string::npos || eq == 0)
+    throw InputError(loc, "", "expected key.path=value");
+  const std::string path = assignment.substr(0, eq);
+  Node value = parse_yaml_string(assignment.substr(eq + 1), loc.file);
+  value.loc = loc;
+  if (root.is_null())
+    root.kind = Node::Kind::Map;
+  Node* node = &root;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? dot : dot - start);
+    if (key.empty())
+      throw InputError(loc, path, "empty key in path");
+    if (dot == std::string::npos) {
+      node->set(key, std::move(value), loc);
+      return;
+    }
+    Node* child = node->find(key);
+    if (!child) {
+      Node map;
+      map.kind = Node::Kind::Map;
+      map.loc = loc;
+      child = &node->set(key, std::move(map), loc);
+    } else if (!child->is_map()) {
+      throw InputError(loc, path.substr(0, dot), "is not a section, cannot set a key inside it");
+    }
+    node = child;
+    start = dot + 1;
+  }
+}
+
+} // namespace npu::cfg

@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+// Quantities with units as users write them in configs: "64KiB", "1.2GHz",
+// "15ns", "3200MT/s". Plain functions, no SystemC, so they are unit-tested alone.
+namespace npu::units {
+
+/// Bytes: B, KiB, MiB, GiB, TiB (binary), KB, MB, GB (decimal); a bare integer is bytes.
+std::optional<uint64_t> parse_bytes(std::string_view text, std::string* error);
+/// Frequency in Hz: Hz, kHz, MHz, GHz. Must be > 0.
+std::optional<double> parse_frequency_hz(std::string_view text, std::string* error);
+/// Duration in picoseconds: ps, ns, us, ms, s. A unit is required (except for 0).
+std::optional<uint64_t> parse_time_ps(std::string_view text, std::string* error);
+/// Transfer rate in mega-transfers per second: MT/s, GT/s.
+std::optional<double> parse_rate_mts(std::string_view text, std::string* error);
+/// A whole number (decimal or 0x hex), with range checks done by the caller.
+std::optional<int64_t> parse_int(std::string_view text, std::string* error);
+/// A real number.
+std::optional<double> parse_double(std::string_view text, std::string* error);
+
+/// Canonical spellings, the inverse of the parsers ("64KiB", "15ns", "1.2GHz").
+std::string format_bytes(uint64_t bytes);
+std::string format_time_ps(uint64_t ps);
+std::string format_frequency_hz(double hz);
+std::string format_rate_mts(double mts);
+
+} // namespace npu::units

@@ -1,0 +1,82 @@
+#include "platform/platform.h"
+
+#include "common/address_map.h"
+
+namespace npu {
+
+Platform::Platform(const PlatformConfig& config) : m_config(config) {
+  m_layout.base = address_map::kDdrBase + (1ull << 20); // first MiB left unused: null guard
+  m_layout.queues = config.scheduler.hw_queues;
+  m_layout.entries = config.scheduler.ring_entries;
+  m_heap_base = (m_layout.end() + (1ull << 20) - 1) / (1ull << 20) * (1ull << 20);
+
+  m_router = std::make_unique<Router>("interconnect", config.interconnect);
+  m_ddr = std::make_unique<Ddr>("ddr", config.ddr);
+  m_sram = std::make_unique<Sram>("sram", config.sram);
+  m_dma = std::make_unique<DmaEngine>("dma", config.dma);
+
+  // Testbench buffers first, then equal tile partitions for the units.
+  m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
+  const uint64_t partition =
+      (config.sram.size_bytes - config.sram.buffer_bytes) / config.compute.units / 64 * 64;
+  std::vector<ComputeUnit*> units;
+  for (uint32_t i = 0; i < config.compute.units; ++i) {
+    const std::string suffix = std::to_string(i);
+    m_icaches.push_back(
+        std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache, static_cast<int>(i)));
+    const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
+    m_units.push_back(std::make_unique<ComputeUnit>(("unit" + suffix).c_str(), config.compute,
+                                                    static_cast<int>(i), *m_icaches.back(), *m_dma,
+                                                    Region{base, partition}));
+    units.push_back(m_units.back().get());
+  }
+  m_scheduler =
+      std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, units, *m_dma, m_log);
+  m_host = std::make_unique<HostCpu>("host", config.host, m_layout, m_log);
+  m_scheduler->set_completion_sink(m_host.get());
+  m_host->set_stall_probe([this] { return m_scheduler->stalled(); });
+
+  // Address map: the order of map() calls is the order of initiator bindings.
+  m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+  m_router->initiator.bind(m_ddr->socket);
+  m_router->map(address_map::kSramBase, config.sram.size_bytes, "sram");
+  m_router->initiator.bind(m_sram->socket);
+  m_router->map(address_map::kRegsBase, address_map::kRegsSize, "regs");
+  m_router->initiator.bind(m_scheduler->regs);
+
+  m_host->socket.bind(m_router->target);
+  m_scheduler->mem.bind(m_router->target);
+  m_dma->socket.bind(m_router->target);
+  for (auto& ic : m_icaches)
+    ic->socket.bind(m_router->target);
+}
+
+std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
+  std::vector<StatGroup> out;
+  out.push_back(m_host->stats());
+  out.push_back(m_router->stats(simulated_ps));
+  out.push_back(m_ddr->stats(simulated_ps));
+  out.push_back(m_dma->stats(simulated_ps));
+  out.push_back(m_sram->stats(simulated_ps));
+  StatGroup icache{"icache", {}};
+  uint64_t hits = 0, misses = 0, evictions = 0;
+  for (const auto& ic : m_icaches) {
+    hits += ic->hits();
+    misses += ic->misses();
+    evictions += ic->evictions();
+  }
+  icache.add("hits", static_cast<double>(hits), "count", "lines found resident, all units");
+  icache.add("misses", static_cast<double>(misses), "count", "lines filled, all units");
+  icache.add("evictions", static_cast<double>(evictions), "count", "lines replaced, all units");
+  icache.add("hit_rate", hits + misses ? static_cast<double>(hits) / (hits + misses) : 0, "ratio",
+             "hits over lookups");
+  out.push_back(icache);
+  for (const auto& ic : m_icaches)
+    out.push_back(ic->stats());
+  out.push_back(m_scheduler->stats(simulated_ps));
+  for (const auto& u : m_units)
+    out.push_back(u->stats(simulated_ps));
+  return out;
+}
+
+} // namespace npu

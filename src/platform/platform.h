@@ -1,0 +1,59 @@
+#pragma once
+
+#include "common/launch_log.h"
+#include "common/stats.h"
+#include "models/compute/compute_unit.h"
+#include "models/ddr/ddr.h"
+#include "models/dma/dma.h"
+#include "models/host/host_cpu.h"
+#include "models/icache/icache.h"
+#include "models/interconnect/router.h"
+#include "models/scheduler/scheduler.h"
+#include "models/sram/sram.h"
+#include "platform/platform_config.h"
+
+#include <memory>
+#include <vector>
+
+namespace npu {
+
+/// Every block of the NPU and its host, built from a config and bound through the
+/// interconnect:
+///   host, scheduler, DMA, instruction caches -> router -> DDR | SRAM | registers
+class Platform {
+public:
+  explicit Platform(const PlatformConfig& config);
+
+  const PlatformConfig& config() const { return m_config; }
+  HostCpu& host() { return *m_host; }
+  Scheduler& scheduler() { return *m_scheduler; }
+  Ddr& ddr() { return *m_ddr; }
+  Sram& sram() { return *m_sram; }
+  DmaEngine& dma() { return *m_dma; }
+  Router& router() { return *m_router; }
+  ComputeUnit& unit(size_t i) { return *m_units.at(i); }
+  size_t unit_count() const { return m_units.size(); }
+  LaunchLog& log() { return m_log; }
+  const CommandLayout& layout() const { return m_layout; }
+  /// First DDR byte free for kernels and buffers (after the command area).
+  uint64_t heap_base() const { return m_heap_base; }
+
+  /// Statistics of every block; `icache` sums the per-unit caches.
+  std::vector<StatGroup> stats(uint64_t simulated_ps) const;
+
+private:
+  PlatformConfig m_config;
+  LaunchLog m_log;
+  CommandLayout m_layout;
+  uint64_t m_heap_base = 0;
+  std::unique_ptr<Router> m_router;
+  std::unique_ptr<Ddr> m_ddr;
+  std::unique_ptr<Sram> m_sram;
+  std::unique_ptr<DmaEngine> m_dma;
+  std::vector<std::unique_ptr<ICache>> m_icaches;
+  std::vector<std::unique_ptr<ComputeUnit>> m_units;
+  std::unique_ptr<Scheduler> m_scheduler;
+  std::unique_ptr<HostCpu> m_host;
+};
+
+} // namespace npu

@@ -1,0 +1,180 @@
+#include "report/report.h"
+
+#include "report/report_detail.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ostream>
+#include <unordered_map>
+
+namespace npu {
+
+using report_detail::ps_to_ns;
+
+namespace report_detail {
+
+std::vector<KernelLaunches> group_by_kernel(const std::vector<LaunchRecord>& launches) {
+  std::vector<KernelLaunches> groups;
+  std::unordered_map<std::string, size_t> index_of;
+  for (const auto& record : launches) {
+    const auto [it, inserted] = index_of.try_emplace(record.kernel, groups.size());
+    if (inserted)
+      groups.push_back({record.kernel, {}});
+    groups[it->second].launches.push_back(&record);
+  }
+  return groups;
+}
+
+std::optional<int64_t> exact_integer(double value) {
+  constexpr double k_exact_limit = 9007199254740992.0; // 2^53
+  if (!std::isfinite(value) || std::fabs(value) >= k_exact_limit || std::trunc(value) != value)
+    return std::nullopt;
+  return static_cast<int64_t>(value);
+}
+
+} // namespace report_detail
+
+namespace {
+
+// 1-based nearest rank ceil(percent/100 * n), in integers so that 0.99 * 100 cannot
+// round up to rank 100.
+size_t nearest_rank(uint64_t percent, size_t n) {
+  const auto rank = static_cast<size_t>((percent * n + 99) / 100);
+  return std::clamp<size_t>(rank, 1, n);
+}
+
+nlohmann::ordered_json distribution_json(const Distribution& d) {
+  nlohmann::ordered_json j;
+  j["mean_ns"] = d.mean_ns;
+  j["p50_ns"] = d.p50_ns;
+  j["p99_ns"] = d.p99_ns;
+  j["max_ns"] = d.max_ns;
+  return j;
+}
+
+nlohmann::ordered_json stat_value_json(double value) {
+  if (!std::isfinite(value))
+    return nullptr; // JSON has no NaN or infinity
+  if (const auto integer = report_detail::exact_integer(value)) {
+    if (*integer >= 0)
+      return static_cast<uint64_t>(*integer);
+    return *integer;
+  }
+  return value;
+}
+
+// RFC 4180: quote a field that holds a separator, a quote or a line break.
+std::string csv_field(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos)
+    return field;
+  std::string quoted = "\"";
+  for (const char c : field) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
+}
+
+} // namespace
+
+Distribution summarize(std::vector<uint64_t> values_ps) {
+  Distribution d;
+  if (values_ps.empty())
+    return d;
+  std::sort(values_ps.begin(), values_ps.end());
+  const size_t n = values_ps.size();
+  // long double holds every uint64_t exactly; the sum only overflows beyond that.
+  long double sum_ps = 0;
+  for (const uint64_t v : values_ps)
+    sum_ps += static_cast<long double>(v);
+  // Round the mean to whole picoseconds so it has at most 3 decimals in ns.
+  const auto mean_ps = static_cast<uint64_t>(std::roundl(sum_ps / static_cast<long double>(n)));
+  d.count = n;
+  d.mean_ns = ps_to_ns(mean_ps);
+  d.p50_ns = ps_to_ns(values_ps[nearest_rank(50, n) - 1]);
+  d.p99_ns = ps_to_ns(values_ps[nearest_rank(99, n) - 1]);
+  d.max_ns = ps_to_ns(values_ps.back());
+  return d;
+}
+
+std::string format_ns(uint64_t ps) {
+  return fmt::format("{}.{:03}", ps / 1000, ps % 1000);
+}
+
+nlohmann::ordered_json to_json(const RunReport& report) {
+  nlohmann::ordered_json j;
+  j["config"] = report.effective_config.is_null() ? nlohmann::ordered_json::object()
+                                                  : report.effective_config;
+  j["config_file"] = report.config_file;
+  j["testbench_file"] = report.testbench_file;
+  j["config_name"] = report.config_name;
+  j["testbench_name"] = report.testbench_name;
+
+  // Sub-objects are built apart and moved in: ordered_json keeps members in a vector,
+  // so a reference into `j` dies when the next key is added.
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
+  for (const auto& group : report_detail::group_by_kernel(report.launches)) {
+    nlohmann::ordered_json kernel;
+    kernel["launches"] = group.launches.size();
+    std::vector<uint64_t> values_ps(group.launches.size());
+    for (const auto& phase : report_detail::k_json_phases) {
+      std::transform(group.launches.begin(), group.launches.end(), values_ps.begin(),
+                     [&](const LaunchRecord* r) { return phase.duration_ps(*r); });
+      kernel[phase.name] = distribution_json(summarize(values_ps));
+    }
+    kernels[group.kernel] = std::move(kernel);
+  }
+  j["kernels"] = std::move(kernels);
+
+  nlohmann::ordered_json host;
+  host["busy_ns"] = ps_to_ns(report.host.busy_ps);
+  host["blocked_ns"] = ps_to_ns(report.host.blocked_ps);
+  host["idle_ns"] = ps_to_ns(report.host.idle_ps);
+  j["host"] = std::move(host);
+
+  nlohmann::ordered_json blocks = nlohmann::ordered_json::object();
+  nlohmann::ordered_json units = nlohmann::ordered_json::object();
+  for (const auto& group : report.blocks) {
+    // A block seen twice merges; one without statistics still appears.
+    nlohmann::ordered_json block = blocks.value(group.block, nlohmann::ordered_json::object());
+    for (const auto& stat : group.stats) {
+      block[stat.name] = stat_value_json(stat.value);
+      units[group.block + "." + stat.name] = {{"unit", stat.unit},
+                                              {"description", stat.description}};
+    }
+    blocks[group.block] = std::move(block);
+  }
+  j["blocks"] = std::move(blocks);
+  j["stat_units"] = std::move(units);
+
+  nlohmann::ordered_json sim;
+  sim["simulated_ns"] = ps_to_ns(report.simulated_ps);
+  sim["launches"] = report.launches.size();
+  sim["wall_s"] = report.wall_s;
+  j["sim"] = std::move(sim);
+  return j;
+}
+
+void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {
+  out << "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,"
+         "prepare_ns,submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,"
+         "complete_ns\n";
+  std::string row;
+  for (const auto& r : launches) {
+    row = fmt::format("{},{},{},{}", r.launch_id, csv_field(r.kernel), csv_field(r.stream), r.unit);
+    for (const uint64_t t : r.t_ps)
+      row += "," + format_ns(t);
+    for (const uint64_t phase_ps :
+         {r.prepare_ps(), r.submit_ps(), r.schedule_wait_ps(), r.schedule_dispatch_ps, r.iload_ps(),
+          r.execute_ps(), r.complete_ps()})
+      row += "," + format_ns(phase_ps);
+    row += '\n';
+    out << row;
+  }
+}
+
+} // namespace npu

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "common/launch_record.h"
+#include "common/stats.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// Where the host thread's simulated time went.
+struct HostTime {
+  uint64_t busy_ps = 0;    ///< packing params, driver calls, host_work, polling
+  uint64_t blocked_ps = 0; ///< sleeping inside a sync call (interrupt mode)
+  uint64_t idle_ps = 0;    ///< after the host program ended, until the simulation ended
+};
+
+/// Everything one run produced; the input of every report format.
+struct RunReport {
+  std::string config_file;
+  std::string testbench_file;
+  std::string config_name;
+  std::string testbench_name;
+  nlohmann::ordered_json effective_config; ///< config after extends, --set and defaults
+  std::vector<LaunchRecord> launches;      ///< in launch_id order
+  HostTime host;
+  std::vector<StatGroup> blocks; ///< statistics per block, in platform order
+  uint64_t simulated_ps = 0;
+  double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
+};
+
+/// mean / p50 / p99 / max of a set of durations, in nanoseconds.
+struct Distribution {
+  double mean_ns = 0;
+  double p50_ns = 0;
+  double p99_ns = 0;
+  double max_ns = 0;
+  uint64_t count = 0;
+};
+
+/// Nearest-rank percentiles over durations given in picoseconds.
+Distribution summarize(std::vector<uint64_t> values_ps);
+
+/// Picoseconds as a decimal nanosecond string with exactly 3 decimals ("1234.567").
+std::string format_ns(uint64_t ps);
+
+/// The JSON report (keys: config, kernels, host, blocks, sim, ...); deterministic
+/// apart from sim.wall_s.
+nlohmann::ordered_json to_json(const RunReport& report);
+
+/// launches.csv: header line then one row per launch (columns fixed by the CLI contract).
+void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches);
+
+/// Human-readable summary that fits in 80 columns.
+void print_summary(std::ostream& out, const RunReport& report);
+
+/// Writes DIR/report.json and DIR/launches.csv atomically: every file is written
+/// under a temporary name and renamed into place only when all were written;
+/// DIR is created only then. Throws std::runtime_error on I/O failure and leaves
+/// no partial file behind.
+void write_output_dir(const std::string& dir, const RunReport& report);
+
+} // namespace npu

@@ -1,0 +1,64 @@
+#pragma once
+// Internal to npu_report: helpers shared by the JSON and text reports.
+
+#include "common/launch_record.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npu::report_detail {
+
+/// One reported phase of a launch: its name and how to read it, in picoseconds.
+struct Phase {
+  const char* name;
+  uint64_t (*duration_ps)(const LaunchRecord&);
+};
+
+/// Every phase in the JSON report, in report order.
+inline constexpr std::array<Phase, 10> k_json_phases{{
+    {"prepare", [](const LaunchRecord& r) { return r.prepare_ps(); }},
+    {"submit", [](const LaunchRecord& r) { return r.submit_ps(); }},
+    {"schedule", [](const LaunchRecord& r) { return r.schedule_ps(); }},
+    {"schedule_wait", [](const LaunchRecord& r) { return r.schedule_wait_ps(); }},
+    {"schedule_dispatch", [](const LaunchRecord& r) { return r.schedule_dispatch_ps; }},
+    {"iload", [](const LaunchRecord& r) { return r.iload_ps(); }},
+    {"execute", [](const LaunchRecord& r) { return r.execute_ps(); }},
+    {"execute_ifetch_stall", [](const LaunchRecord& r) { return r.ifetch_stall_ps; }},
+    {"complete", [](const LaunchRecord& r) { return r.complete_ps(); }},
+    {"total", [](const LaunchRecord& r) { return r.total_ps(); }},
+}};
+
+/// The phases of the text summary: the ones that add up to total, then total.
+inline constexpr std::array<Phase, 7> k_summary_phases{{
+    {"prepare", [](const LaunchRecord& r) { return r.prepare_ps(); }},
+    {"submit", [](const LaunchRecord& r) { return r.submit_ps(); }},
+    {"schedule", [](const LaunchRecord& r) { return r.schedule_ps(); }},
+    {"iload", [](const LaunchRecord& r) { return r.iload_ps(); }},
+    {"execute", [](const LaunchRecord& r) { return r.execute_ps(); }},
+    {"complete", [](const LaunchRecord& r) { return r.complete_ps(); }},
+    {"total", [](const LaunchRecord& r) { return r.total_ps(); }},
+}};
+
+/// Picoseconds as nanoseconds; the nearest double to the exact 3-decimal value, so
+/// JSON prints it with at most 3 decimals.
+inline double ps_to_ns(uint64_t ps) {
+  return static_cast<double>(ps) / 1000.0;
+}
+
+/// The launches of one kernel, in launch order.
+struct KernelLaunches {
+  std::string kernel;
+  std::vector<const LaunchRecord*> launches;
+};
+
+/// Launches grouped by kernel; kernels in order of their first launch.
+std::vector<KernelLaunches> group_by_kernel(const std::vector<LaunchRecord>& launches);
+
+/// The value as an integer when it is one and a double holds it exactly (|v| < 2^53),
+/// so that counters print as "256" rather than "256.0".
+std::optional<int64_t> exact_integer(double value);
+
+} // namespace npu::report_detail

@@ -1,0 +1,196 @@
+#include "runtime/runtime.h"
+
+#include "common/address_map.h"
+#include "common/error.h"
+#include "config/units.h"
+#include "platform/platform.h"
+
+#include <algorithm>
+
+namespace npu {
+
+namespace {
+constexpr uint64_t kBufferAlign = 256;
+constexpr uint64_t kBinaryAlign = 4096;
+constexpr uint64_t kMaxWorkspace = 4ull << 20;
+
+std::string hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+} // namespace
+
+Runtime::Runtime(Platform& platform)
+    : m_platform(platform), m_ddr_heap(address_map::kDdrBase + platform.heap_base(),
+                                       platform.config().ddr.size_bytes - platform.heap_base()),
+      m_sram_heap(address_map::kSramBase, platform.config().sram.buffer_bytes), m_stream_names{
+                                                                                    "default"} {}
+
+RangeAllocator& Runtime::heap_of(MemoryKind memory) {
+  return memory == MemoryKind::Sram ? m_sram_heap : m_ddr_heap;
+}
+
+Kernel Runtime::load_kernel(const KernelDesc& desc) {
+  LoadedKernel k;
+  k.desc = desc;
+  const auto binary = m_ddr_heap.allocate(desc.binary_bytes, kBinaryAlign);
+  if (!binary)
+    throw SimulationError("out of device memory loading kernel '" + desc.name + "' (" +
+                          units::format_bytes(desc.binary_bytes) + " binary)");
+  k.binary_addr = *binary;
+  // Instructions are real bytes in DDR: a recognisable pattern per kernel.
+  std::vector<uint8_t> code(desc.binary_bytes);
+  for (size_t i = 0; i < code.size(); ++i)
+    code[i] = static_cast<uint8_t>((i * 131 + m_kernels.size() * 17) & 0xff);
+  m_platform.ddr().storage().write(k.binary_addr - address_map::kDdrBase, code.data(), code.size());
+  // Workspace for launches without arguments: operands stream through it.
+  const OpWork work = op_work(desc.op, m_platform.config().compute.array, desc.units);
+  const uint64_t ws_bytes =
+      std::clamp<uint64_t>(std::max(work.load_bytes, work.store_bytes), 64, kMaxWorkspace);
+  const auto ws = m_ddr_heap.allocate(ws_bytes, kBufferAlign);
+  if (!ws)
+    throw SimulationError("out of device memory for the workspace of kernel '" + desc.name + "'");
+  DeviceKernel dk;
+  dk.op = desc.op;
+  dk.workspace = {*ws, ws_bytes};
+  k.device_index = m_platform.scheduler().add_kernel(dk);
+  m_kernels.push_back(k);
+  return Kernel{static_cast<uint32_t>(m_kernels.size() - 1)};
+}
+
+Buffer Runtime::malloc(uint64_t bytes, MemoryKind where) {
+  if (bytes == 0)
+    throw SimulationError("malloc of 0 bytes");
+  const auto addr = heap_of(where).allocate(bytes, kBufferAlign);
+  if (!addr)
+    throw SimulationError(
+        "out of " + std::string(where == MemoryKind::Sram ? "SRAM buffer space" : "device memory") +
+        ": cannot allocate " + units::format_bytes(bytes) + " (" +
+        units::format_bytes(heap_of(where).largest_free()) + " is the largest free block)");
+  return Buffer{*addr, bytes, where};
+}
+
+void Runtime::check_live(const Buffer& b, const char* what) const {
+  const RangeAllocator& heap = b.memory == MemoryKind::Sram ? m_sram_heap : m_ddr_heap;
+  if (heap.block_size(b.addr) != b.bytes)
+    throw SimulationError(std::string(what) + " of buffer at " + hex(b.addr) +
+                          " that is not allocated (freed already, or never allocated)");
+}
+
+void Runtime::free(const Buffer& buffer) {
+  check_live(buffer, "free");
+  heap_of(buffer.memory).free(buffer.addr);
+}
+
+void Runtime::check_copy(const Buffer& dst, const Buffer& src, uint64_t bytes) const {
+  check_live(dst, "memcpy");
+  check_live(src, "memcpy");
+  if (bytes > dst.bytes || bytes > src.bytes)
+    throw SimulationError("memcpy of " + units::format_bytes(bytes) +
+                          " overruns a buffer (source " + units::format_bytes(src.bytes) +
+                          ", destination " + units::format_bytes(dst.bytes) + ")");
+}
+
+void Runtime::memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes) {
+  check_copy(dst, src, bytes);
+  m_platform.host().copy(dst.addr, src.addr, bytes, 0, false);
+}
+
+void Runtime::memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream) {
+  check_copy(dst, src, bytes);
+  m_platform.host().copy(dst.addr, src.addr, bytes, stream.id, true);
+}
+
+void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
+                            bool async) {
+  const LoadedKernel& k = m_kernels.at(kernel.id);
+  if (args.size() > CommandLayout::kMaxArgs)
+    throw SimulationError("launch of '" + k.desc.name + "' with " + std::to_string(args.size()) +
+                          " arguments; at most " + std::to_string(CommandLayout::kMaxArgs));
+  LaunchRequest r;
+  r.kernel = k.device_index;
+  r.kernel_name = k.desc.name;
+  r.binary_addr = k.binary_addr;
+  r.binary_bytes = k.desc.binary_bytes;
+  r.units = k.desc.units;
+  for (const auto& b : args) {
+    check_live(b, "launch argument");
+    r.args.push_back({b.addr, b.bytes});
+  }
+  r.stream = stream.id;
+  r.stream_name = m_stream_names.at(stream.id);
+  r.async = async;
+  m_platform.host().launch(r);
+}
+
+void Runtime::launch(Kernel kernel, const std::vector<Buffer>& args) {
+  submit_launch(kernel, args, Stream{0}, false);
+}
+
+void Runtime::launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream) {
+  submit_launch(kernel, args, stream, false);
+}
+
+void Runtime::launch_async(Kernel kernel, const std::vector<Buffer>& args, Stream stream) {
+  submit_launch(kernel, args, stream, true);
+}
+
+Stream Runtime::stream_create(const std::string& name, int priority) {
+  const uint32_t id = static_cast<uint32_t>(m_stream_names.size());
+  m_stream_names.push_back(name.empty() ? "stream" + std::to_string(id) : name);
+  m_platform.host().set_stream_priority(id, priority);
+  return Stream{id};
+}
+
+void Runtime::stream_synchronize(Stream stream) {
+  m_platform.host().sync_stream(stream.id, m_stream_names.at(stream.id));
+}
+
+void Runtime::device_synchronize() {
+  m_platform.host().sync_device();
+}
+
+Event Runtime::event_create(const std::string& name) {
+  const uint32_t id = static_cast<uint32_t>(m_event_names.size());
+  m_event_names.push_back(name.empty() ? "event" + std::to_string(id) : name);
+  return Event{id};
+}
+
+void Runtime::event_record(Event event, Stream stream) {
+  m_platform.host().record_event(event.id, stream.id);
+}
+
+void Runtime::stream_wait_event(Stream stream, Event event) {
+  m_platform.host().wait_event(event.id, stream.id);
+}
+
+void Runtime::host_work(uint64_t duration_ps) {
+  m_platform.host().host_work(duration_ps);
+}
+
+void Runtime::write(const Buffer& b, const void* data, uint64_t bytes, uint64_t offset) {
+  check_live(b, "write");
+  if (offset > b.bytes || bytes > b.bytes - offset)
+    throw SimulationError("write past the end of a buffer");
+  auto* p = const_cast<uint8_t*>(static_cast<const uint8_t*>(data));
+  // Debug path through the interconnect: no simulated time.
+  if (debug_transact(m_platform.host().socket, tlm::TLM_WRITE_COMMAND, b.addr + offset, p,
+                     static_cast<uint32_t>(bytes)) != bytes)
+    throw SimulationError("debug write to " + hex(b.addr) + " failed");
+}
+
+void Runtime::read(const Buffer& b, void* data, uint64_t bytes, uint64_t offset) {
+  check_live(b, "read");
+  if (offset > b.bytes || bytes > b.bytes - offset)
+    throw SimulationError("read past the end of a buffer");
+  if (debug_transact(m_platform.host().socket, tlm::TLM_READ_COMMAND, b.addr + offset,
+                     static_cast<uint8_t*>(data), static_cast<uint32_t>(bytes)) != bytes)
+    throw SimulationError("debug read from " + hex(b.addr) + " failed");
+}
+
+uint64_t Runtime::now_ps() const {
+  return to_ps(sc_core::sc_time_stamp());
+}
+
+} // namespace npu

@@ -1,0 +1,111 @@
+#pragma once
+
+#include "models/compute/op.h"
+#include "runtime/range_allocator.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+class Platform;
+
+/// Where a buffer lives. On an SoC NPU host memory is the shared DRAM.
+enum class MemoryKind { Host, Ddr, Sram };
+
+/// A block of memory from malloc(); `addr` is a device bus address.
+struct Buffer {
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  MemoryKind memory = MemoryKind::Ddr;
+};
+
+struct Stream {
+  uint32_t id = 0; ///< 0 is the default stream
+};
+struct Event {
+  uint32_t id = 0;
+};
+struct Kernel {
+  uint32_t id = 0;
+};
+
+/// A kernel as the host program declares it.
+struct KernelDesc {
+  std::string name;
+  OpSpec op;
+  uint64_t binary_bytes = 4096; ///< size of its instructions
+  uint32_t units = 1;           ///< compute units it spans
+};
+
+/// The host runtime API, mirroring the chapter's calls (malloc/free, memcpy,
+/// launch sync and async, streams, events, synchronise). Call it from the host
+/// program only: each call costs simulated host time as the driver model says.
+class Runtime {
+public:
+  explicit Runtime(Platform& platform);
+
+  /// Loads a kernel's binary into DDR (untimed, like loading a module at start-up).
+  Kernel load_kernel(const KernelDesc& desc);
+  const KernelDesc& kernel(Kernel k) const { return m_kernels.at(k.id).desc; }
+
+  Buffer malloc(uint64_t bytes, MemoryKind where = MemoryKind::Ddr);
+  void free(const Buffer& buffer);
+
+  /// Synchronous copy (returns when the data has arrived).
+  void memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes);
+  /// Copy ordered on `stream`; returns after submission.
+  void memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream);
+
+  /// Synchronous launch on the default stream: returns when the host knows it finished.
+  void launch(Kernel kernel, const std::vector<Buffer>& args = {});
+  /// Synchronous launch on `stream`.
+  void launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream);
+  /// Asynchronous launch on `stream`: returns once the doorbell was accepted.
+  void launch_async(Kernel kernel, const std::vector<Buffer>& args, Stream stream);
+
+  Stream stream_create(const std::string& name = "", int priority = 0);
+  void stream_synchronize(Stream stream);
+  void device_synchronize();
+
+  Event event_create(const std::string& name = "");
+  void event_record(Event event, Stream stream);
+  /// Work submitted to `stream` after this waits for the event's latest record.
+  void stream_wait_event(Stream stream, Event event);
+
+  /// Host-side computation that keeps the CPU busy for `duration_ps`.
+  void host_work(uint64_t duration_ps);
+
+  /// Untimed access to buffer contents, for loading inputs and checking results.
+  void write(const Buffer& buffer, const void* data, uint64_t bytes, uint64_t offset = 0);
+  void read(const Buffer& buffer, void* data, uint64_t bytes, uint64_t offset = 0);
+
+  /// Current simulated time in picoseconds.
+  uint64_t now_ps() const;
+  const std::string& stream_name(Stream s) const { return m_stream_names.at(s.id); }
+  const std::string& event_name(uint32_t id) const { return m_event_names.at(id); }
+  /// Buffers not freed (reported as leaks).
+  uint64_t live_buffers() const { return m_ddr_heap.live_blocks() + m_sram_heap.live_blocks(); }
+
+private:
+  struct LoadedKernel {
+    KernelDesc desc;
+    uint32_t device_index = 0;
+    uint64_t binary_addr = 0;
+  };
+
+  RangeAllocator& heap_of(MemoryKind memory);
+  void check_live(const Buffer& buffer, const char* what) const;
+  void check_copy(const Buffer& dst, const Buffer& src, uint64_t bytes) const;
+  void submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream, bool async);
+
+  Platform& m_platform;
+  RangeAllocator m_ddr_heap;
+  RangeAllocator m_sram_heap;
+  std::vector<LoadedKernel> m_kernels;
+  std::vector<std::string> m_stream_names;
+  std::vector<std::string> m_event_names;
+};
+
+} // namespace npu

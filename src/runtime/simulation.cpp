@@ -1,0 +1,69 @@
+#include "runtime/simulation.h"
+
+#include "common/error.h"
+#include "common/tlm_util.h"
+#include "platform/platform.h"
+
+#include <chrono>
+
+namespace npu {
+
+namespace {
+
+// Called before any sc_time exists: every duration in npusim is whole picoseconds.
+const PlatformConfig& with_resolution(const PlatformConfig& config) {
+  static bool set = false;
+  if (!set) {
+    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
+    set = true;
+  }
+  return config;
+}
+
+} // namespace
+
+Simulation::Simulation(const PlatformConfig& config)
+    : m_platform(std::make_unique<Platform>(with_resolution(config))),
+      m_runtime(std::make_unique<Runtime>(*m_platform)) {}
+
+Simulation::~Simulation() = default;
+
+RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
+  HostCpu& host = m_platform->host();
+  host.set_program([this, &program] { program(*m_runtime); });
+  const auto wall_start = std::chrono::steady_clock::now();
+  sc_core::sc_start();
+  const auto wall_end = std::chrono::steady_clock::now();
+  if (const auto failure = simulation_failure())
+    std::rethrow_exception(failure);
+  if (!host.finished()) {
+    std::string message =
+        "deadlock at " + std::to_string(to_ps(sc_core::sc_time_stamp()) / 1000) +
+        " ns: the host waits for " +
+        (host.blocked_on().empty() ? std::string("the device") : host.blocked_on()) +
+        ", but no block can make progress";
+    for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
+           return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
+         }))
+      message += "; " + line;
+    throw SimulationError(message);
+  }
+
+  RunReport report;
+  report.config_name = m_platform->config().name;
+  report.config_file = m_platform->config().file;
+  report.effective_config = m_platform->config().effective;
+  report.launches = m_platform->log().records();
+  uint64_t end = to_ps(sc_core::sc_time_stamp());
+  for (const auto& r : report.launches)
+    end = std::max(end, r.t_ps[6]);
+  report.simulated_ps = end;
+  report.host.busy_ps = host.busy_ps();
+  report.host.blocked_ps = host.blocked_ps();
+  report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
+  report.blocks = m_platform->stats(end);
+  report.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
+  return report;
+}
+
+} // namespace npu

@@ -1,0 +1,34 @@
+#pragma once
+
+#include "platform/platform_config.h"
+#include "report/report.h"
+#include "runtime/runtime.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace npu {
+
+class Platform;
+
+/// One simulation: builds the platform from a config, runs a host program on the
+/// host CPU model, and returns the report. SystemC allows one per process.
+class Simulation {
+public:
+  explicit Simulation(const PlatformConfig& config);
+  ~Simulation();
+
+  Platform& platform() { return *m_platform; }
+  Runtime& runtime() { return *m_runtime; }
+
+  /// Runs `program` in the host thread until it and all device work finished.
+  /// A deadlock or an invalid device access throws SimulationError.
+  RunReport run(const std::function<void(Runtime&)>& program);
+
+private:
+  std::unique_ptr<Platform> m_platform;
+  std::unique_ptr<Runtime> m_runtime;
+};
+
+} // namespace npu

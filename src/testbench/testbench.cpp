@@ -1,0 +1,413 @@
+#include "testbench/testbench.h"
+
+#include "config/section.h"
+#include "config/units.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+namespace npu {
+namespace {
+
+constexpr uint64_t kMaxRepeat = 1'000'000'000ull;
+constexpr int kMaxNesting = 16;
+
+// Names declared in one namespace of the testbench (kernels, buffers, ...).
+class NameTable {
+public:
+  explicit NameTable(const char* what) : m_what(what) {}
+
+  uint32_t add(const std::string& name, const SourceLoc& loc, const std::string& key) {
+    if (m_index.count(name))
+      throw InputError(loc, key, std::string("duplicate ") + m_what + " name '" + name + "'");
+    m_names.push_back(name);
+    m_index[name] = static_cast<uint32_t>(m_names.size() - 1);
+    return m_index[name];
+  }
+  /// Index of `name`, or an error at `loc` with a "did you mean".
+  uint32_t find(const std::string& name, const SourceLoc& loc, const std::string& key) const {
+    const auto it = m_index.find(name);
+    if (it != m_index.end())
+      return it->second;
+    std::string message = std::string("unknown ") + m_what + " '" + name + "'";
+    const std::string hint = did_you_mean(name, m_names);
+    if (!hint.empty())
+      message += "; did you mean '" + hint + "'?";
+    else if (m_names.empty())
+      message += "; none is declared";
+    throw InputError(loc, key, message);
+  }
+  bool contains(const std::string& name) const { return m_index.count(name) > 0; }
+
+private:
+  const char* m_what;
+  std::vector<std::string> m_names;
+  std::map<std::string, uint32_t> m_index;
+};
+
+std::string scalar_of(const cfg::Node& n, const std::string& key, const char* expected) {
+  if (!n.is_scalar())
+    throw InputError(n.loc, key, std::string("expected ") + expected + ", got " + n.kind_name());
+  return n.scalar;
+}
+
+KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
+  KernelDesc d;
+  d.name = name;
+  const cfg::Node& op_node = s.require("op", "an op such as matmul");
+  (void)op_node;
+  const std::string op = s.choice("op", "cycles", op_kind_names());
+  d.op.kind = op_kind_from_name(op);
+  d.op.dtype = dtype_from_name(s.choice("dtype", "int8", dtype_names()));
+  d.binary_bytes = s.bytes("binary", 4096, 64, 1ull << 30);
+  d.units = static_cast<uint32_t>(s.integer("units", 1, 1, 1024));
+  constexpr int64_t kMaxDim = 1 << 24;
+  auto dim = [&](const char* key) {
+    s.require(key, "a positive whole number");
+    return static_cast<uint64_t>(s.integer(key, 1, 1, kMaxDim));
+  };
+  switch (d.op.kind) {
+  case OpKind::Cycles:
+    s.require("cycles", "a number of cycles");
+    d.op.cycles = static_cast<uint64_t>(s.integer("cycles", 0, 0, int64_t{1} << 48));
+    break;
+  case OpKind::Matmul:
+    d.op.m = dim("m");
+    d.op.n = dim("n");
+    d.op.k = dim("k");
+    break;
+  case OpKind::Conv2d:
+    // Keys as in the chapter's launch_conv_kernel: input n x c x h x w, k filters r x s.
+    d.op.batch = dim("n");
+    d.op.channels = dim("c");
+    d.op.height = dim("h");
+    d.op.width = dim("w");
+    d.op.filters = dim("k");
+    d.op.r = dim("r");
+    d.op.s = dim("s");
+    d.op.stride = static_cast<uint64_t>(s.integer("stride", 1, 1, 64));
+    d.op.pad = static_cast<uint64_t>(s.integer("pad", static_cast<int64_t>(d.op.r / 2), 0, 64));
+    if (d.op.height + 2 * d.op.pad < d.op.r || d.op.width + 2 * d.op.pad < d.op.s)
+      s.fail("r", "filter larger than the padded input");
+    break;
+  }
+  s.finish();
+  return d;
+}
+
+struct Reader {
+  explicit Reader(Testbench& t) : tb(t) {}
+
+  Testbench& tb;
+  NameTable kernels{"kernel"};
+  NameTable buffers{"buffer"};
+  NameTable streams{"stream"};
+  NameTable events{"event"};
+  std::vector<std::pair<uint32_t, SourceLoc>> waits; ///< event waits, checked at the end
+  std::vector<bool> recorded;
+
+  uint32_t stream_ref(cfg::Section& s, const std::string& key) {
+    if (!s.has(key)) {
+      s.accept(key);
+      return 0;
+    }
+    const std::string name = s.string(key, "");
+    if (name == "default")
+      return 0;
+    return streams.find(name, s.loc(key), s.key_path(key)) + 1;
+  }
+
+  uint32_t event_ref(cfg::Section& s) {
+    const cfg::Node& n = s.require("event", "an event name");
+    const std::string name = scalar_of(n, s.key_path("event"), "an event name");
+    s.accept("event");
+    if (!events.contains(name)) {
+      events.add(name, n.loc, s.key_path("event"));
+      tb.events.push_back(name);
+      recorded.push_back(false);
+    }
+    return events.find(name, n.loc, s.key_path("event"));
+  }
+
+  uint32_t buffer_ref(const cfg::Node& n, const std::string& key) {
+    return buffers.find(scalar_of(n, key, "a buffer name"), n.loc, key);
+  }
+
+  std::vector<Step> read_program(const cfg::Node& node, const std::string& path, int depth) {
+    if (depth > kMaxNesting)
+      throw InputError(node.loc, path, "repeat blocks nested deeper than 16");
+    if (!node.is_seq())
+      throw InputError(node.loc, path,
+                       std::string("expected a list of steps, got ") + node.kind_name());
+    std::vector<Step> steps;
+    for (size_t i = 0; i < node.items.size(); ++i)
+      steps.push_back(read_step(node.items[i], path + "[" + std::to_string(i) + "]", depth));
+    return steps;
+  }
+
+  Step read_step(const cfg::Node& node, const std::string& path, int depth) {
+    static const std::vector<std::string> kinds = {"launch", "memcpy", "repeat", "host_work",
+                                                   "record", "wait",   "sync"};
+    if (!node.is_map() || node.entries.size() != 1)
+      throw InputError(node.loc, path,
+                       "expected one step such as {launch: {...}}; steps are launch, memcpy, "
+                       "repeat, host_work, record, wait, sync");
+    const cfg::MapEntry& e = node.entries.front();
+    const std::string key = path + "." + e.key;
+    Step step;
+    step.loc = e.key_loc;
+    const auto kind = std::find(kinds.begin(), kinds.end(), e.key);
+    if (kind == kinds.end()) {
+      std::string message = "unknown step '" + e.key + "'";
+      const std::string hint = did_you_mean(e.key, kinds);
+      message += hint.empty() ? "; expected launch, memcpy, repeat, host_work, record, wait or sync"
+                              : "; did you mean '" + hint + "'?";
+      throw InputError(e.key_loc, key, message);
+    }
+    step.kind = static_cast<Step::Kind>(kind - kinds.begin());
+    switch (step.kind) {
+    case Step::Kind::Launch: {
+      cfg::Section s(&e.value, key, nullptr);
+      const cfg::Node& k = s.require("kernel", "a kernel name");
+      step.kernel = kernels.find(scalar_of(k, s.key_path("kernel"), "a kernel name"), k.loc,
+                                 s.key_path("kernel"));
+      s.accept("kernel");
+      step.stream = stream_ref(s, "stream");
+      step.async = s.boolean("async", false);
+      s.accept("args");
+      if (const cfg::Node* args = s.value("args")) {
+        if (!args->is_seq())
+          s.fail("args", "expected a list of buffer names");
+        for (const auto& a : args->items)
+          step.args.push_back(buffer_ref(a, s.key_path("args")));
+      }
+      s.finish();
+      break;
+    }
+    case Step::Kind::Memcpy: {
+      cfg::Section s(&e.value, key, nullptr);
+      step.dst = buffer_ref(s.require("dst", "a buffer name"), s.key_path("dst"));
+      step.src = buffer_ref(s.require("src", "a buffer name"), s.key_path("src"));
+      const uint64_t limit = std::min(tb.buffers[step.dst].bytes, tb.buffers[step.src].bytes);
+      step.bytes = s.bytes("bytes", limit, 1);
+      if (step.bytes > limit)
+        s.fail("bytes", units::format_bytes(step.bytes) + " overruns a buffer (source '" +
+                            tb.buffers[step.src].name + "' " +
+                            units::format_bytes(tb.buffers[step.src].bytes) + ", destination '" +
+                            tb.buffers[step.dst].name + "' " +
+                            units::format_bytes(tb.buffers[step.dst].bytes) + ")");
+      step.stream = stream_ref(s, "stream");
+      step.async = s.boolean("async", false);
+      s.finish();
+      break;
+    }
+    case Step::Kind::Repeat: {
+      cfg::Section s(&e.value, key, nullptr);
+      s.require("count", "a whole number of iterations");
+      step.count = static_cast<uint64_t>(s.integer("count", 1, 0, kMaxRepeat));
+      step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), depth + 1);
+      s.finish();
+      break;
+    }
+    case Step::Kind::HostWork: {
+      std::string err;
+      const auto d = units::parse_time_ps(scalar_of(e.value, key, "a duration such as 50us"), &err);
+      if (!d)
+        throw InputError(e.value.loc, key, err);
+      step.duration_ps = *d;
+      break;
+    }
+    case Step::Kind::Record:
+    case Step::Kind::Wait: {
+      cfg::Section s(&e.value, key, nullptr);
+      step.event = event_ref(s);
+      step.stream = stream_ref(s, "stream");
+      s.finish();
+      if (step.kind == Step::Kind::Record)
+        recorded[step.event] = true;
+      else
+        waits.emplace_back(step.event, s.loc("event"));
+      break;
+    }
+    case Step::Kind::Sync: {
+      const std::string target = scalar_of(e.value, key, "a stream name or 'device'");
+      if (target == "device")
+        step.sync_device = true;
+      else if (target != "default")
+        step.stream = streams.find(target, e.value.loc, key) + 1;
+      break;
+    }
+    }
+    return step;
+  }
+};
+
+} // namespace
+
+bool looks_like_testbench(const cfg::Node& root) {
+  return root.is_map() && (root.find("program") || root.find("kernels"));
+}
+
+Testbench read_testbench(const cfg::Node& root, const std::string& file) {
+  Testbench tb;
+  tb.file = file;
+  if (!root.is_map())
+    throw InputError(root.loc.line ? root.loc : SourceLoc{file, 1, 1}, "",
+                     "expected a testbench: a map with kernels, buffers, streams and program");
+  Reader r(tb);
+  cfg::Section top(&root, "", nullptr);
+  tb.name = top.string("name", "unnamed");
+
+  cfg::Section kernels = top.section("kernels");
+  if (kernels.node())
+    for (const auto& e : kernels.node()->entries) {
+      kernels.accept(e.key);
+      r.kernels.add(e.key, e.key_loc, kernels.key_path(e.key));
+      cfg::Section ks = kernels.section(e.key);
+      if (!ks.node())
+        ks.fail("op", "kernel '" + e.key + "' needs at least an op");
+      tb.kernels.push_back({read_kernel(ks, e.key), e.key_loc});
+    }
+
+  cfg::Section buffers = top.section("buffers");
+  if (buffers.node())
+    for (const auto& e : buffers.node()->entries) {
+      buffers.accept(e.key);
+      r.buffers.add(e.key, e.key_loc, buffers.key_path(e.key));
+      cfg::Section bs = buffers.section(e.key);
+      Testbench::NamedBuffer b;
+      b.name = e.key;
+      b.loc = e.key_loc;
+      bs.require("size", "a size such as 1MiB");
+      b.bytes = bs.bytes("size", 0, 1, 64ull << 30);
+      const std::string memory = bs.choice("memory", "ddr", {"host", "ddr", "sram"});
+      b.memory = memory == "host"   ? MemoryKind::Host
+                 : memory == "sram" ? MemoryKind::Sram
+                                    : MemoryKind::Ddr;
+      bs.finish();
+      tb.buffers.push_back(b);
+    }
+
+  top.accept("streams");
+  if (const cfg::Node* streams = top.value("streams")) {
+    auto add = [&](const std::string& name, const SourceLoc& loc, int priority) {
+      if (name == "default" || name == "device")
+        throw InputError(loc, "streams", "'" + name + "' is reserved");
+      r.streams.add(name, loc, "streams." + name);
+      tb.streams.push_back({name, priority});
+    };
+    if (streams->is_seq()) {
+      for (const auto& s : streams->items)
+        add(scalar_of(s, "streams", "a stream name"), s.loc, 0);
+    } else if (streams->is_map()) {
+      for (const auto& e : streams->entries) {
+        cfg::Section ss(&e.value, "streams." + e.key, nullptr);
+        const int priority = static_cast<int>(ss.integer("priority", 0, -100, 100));
+        ss.finish();
+        add(e.key, e.key_loc, priority);
+      }
+    } else if (!streams->is_null()) {
+      top.fail("streams", "expected a list of stream names or a map of streams");
+    }
+  }
+
+  const cfg::Node& program = top.require("program", "a list of steps");
+  tb.program = r.read_program(program, "program", 0);
+  top.finish();
+
+  for (const auto& [event, loc] : r.waits)
+    if (!r.recorded[event])
+      throw InputError(loc, "wait.event",
+                       "event '" + tb.events[event] +
+                           "' is waited for but never recorded: the wait could never finish");
+  return tb;
+}
+
+Testbench load_testbench(const std::string& path) {
+  const cfg::Node root = cfg::parse_yaml_file(path);
+  if (root.is_null())
+    throw InputError({path, 1, 1}, "", "empty testbench; expected kernels, buffers and a program");
+  return read_testbench(root, path);
+}
+
+void check_testbench(const Testbench& tb, const PlatformConfig& config) {
+  for (const auto& k : tb.kernels)
+    if (k.desc.units > config.compute.units)
+      throw InputError(k.loc, "kernels." + k.desc.name + ".units",
+                       "asks for " + std::to_string(k.desc.units) + " units but '" + config.name +
+                           "' has " + std::to_string(config.compute.units));
+  uint64_t sram = 0;
+  for (const auto& b : tb.buffers)
+    if (b.memory == MemoryKind::Sram)
+      sram += (b.bytes + 255) / 256 * 256;
+  if (sram > config.sram.buffer_bytes)
+    for (const auto& b : tb.buffers)
+      if (b.memory == MemoryKind::Sram)
+        throw InputError(b.loc, "buffers." + b.name,
+                         "SRAM buffers need " + units::format_bytes(sram) +
+                             " but sram.buffer_space is " +
+                             units::format_bytes(config.sram.buffer_bytes));
+}
+
+void run_testbench(Runtime& rt, const Testbench& tb) {
+  std::vector<Kernel> kernels;
+  for (const auto& k : tb.kernels)
+    kernels.push_back(rt.load_kernel(k.desc));
+  std::vector<Buffer> buffers;
+  for (const auto& b : tb.buffers)
+    buffers.push_back(rt.malloc(b.bytes, b.memory));
+  std::vector<Stream> streams{Stream{0}};
+  for (const auto& s : tb.streams)
+    streams.push_back(rt.stream_create(s.name, s.priority));
+  std::vector<Event> events;
+  for (const auto& e : tb.events)
+    events.push_back(rt.event_create(e));
+
+  std::function<void(const std::vector<Step>&)> run = [&](const std::vector<Step>& steps) {
+    for (const Step& s : steps) {
+      switch (s.kind) {
+      case Step::Kind::Launch: {
+        std::vector<Buffer> args;
+        for (uint32_t a : s.args)
+          args.push_back(buffers[a]);
+        if (s.async)
+          rt.launch_async(kernels[s.kernel], args, streams[s.stream]);
+        else
+          rt.launch(kernels[s.kernel], args, streams[s.stream]);
+        break;
+      }
+      case Step::Kind::Memcpy:
+        if (s.async)
+          rt.memcpy_async(buffers[s.dst], buffers[s.src], s.bytes, streams[s.stream]);
+        else
+          rt.memcpy(buffers[s.dst], buffers[s.src], s.bytes);
+        break;
+      case Step::Kind::Repeat:
+        for (uint64_t i = 0; i < s.count; ++i)
+          run(s.body);
+        break;
+      case Step::Kind::HostWork:
+        rt.host_work(s.duration_ps);
+        break;
+      case Step::Kind::Record:
+        rt.event_record(events[s.event], streams[s.stream]);
+        break;
+      case Step::Kind::Wait:
+        rt.stream_wait_event(streams[s.stream], events[s.event]);
+        break;
+      case Step::Kind::Sync:
+        if (s.sync_device)
+          rt.device_synchronize();
+        else
+          rt.stream_synchronize(streams[s.stream]);
+        break;
+      }
+    }
+  };
+  run(tb.program);
+  for (const auto& b : buffers)
+    rt.free(b);
+}
+
+} // namespace npu

@@ -1,0 +1,72 @@
+#pragma once
+
+#include "common/error.h"
+#include "config/node.h"
+#include "platform/platform_config.h"
+#include "runtime/runtime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// One step of a testbench's host program.
+struct Step {
+  enum class Kind { Launch, Memcpy, Repeat, HostWork, Record, Wait, Sync };
+  Kind kind = Kind::Launch;
+  SourceLoc loc;
+  uint32_t kernel = 0;
+  std::vector<uint32_t> args; ///< buffer indices
+  uint32_t stream = 0;        ///< 0 = default stream, else index + 1 into streams
+  bool async = false;
+  uint32_t dst = 0, src = 0; ///< buffer indices (memcpy)
+  uint64_t bytes = 0;
+  uint64_t count = 0;       ///< repeat
+  std::vector<Step> body;   ///< repeat
+  uint64_t duration_ps = 0; ///< host_work
+  uint32_t event = 0;
+  bool sync_device = false; ///< sync: device
+};
+
+/// A YAML workload: kernels, buffers, streams and a host program.
+struct Testbench {
+  struct NamedKernel {
+    KernelDesc desc;
+    SourceLoc loc;
+  };
+  struct NamedBuffer {
+    std::string name;
+    uint64_t bytes = 0;
+    MemoryKind memory = MemoryKind::Ddr;
+    SourceLoc loc;
+  };
+  struct NamedStream {
+    std::string name;
+    int priority = 0;
+  };
+
+  std::string name;
+  std::string file;
+  std::vector<NamedKernel> kernels;
+  std::vector<NamedBuffer> buffers;
+  std::vector<NamedStream> streams;
+  std::vector<std::string> events;
+  std::vector<Step> program;
+};
+
+/// Parses and validates a testbench (names, references, event waits that could
+/// never be satisfied). Throws InputError with file, line, column and key.
+Testbench read_testbench(const cfg::Node& root, const std::string& file);
+Testbench load_testbench(const std::string& path);
+
+/// Checks what depends on the hardware: kernel unit counts, SRAM buffer space.
+void check_testbench(const Testbench& tb, const PlatformConfig& config);
+
+/// Runs the testbench's program through the runtime API (in the host thread).
+void run_testbench(Runtime& runtime, const Testbench& tb);
+
+/// True when a YAML tree looks like a testbench rather than a hardware config.
+bool looks_like_testbench(const cfg::Node& root);
+
+} // namespace npu

@@ -1,0 +1,366 @@
+// Report formats: percentiles, number formatting, JSON, CSV, summary, output directory.
+#include "report/report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <numeric>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace npu {
+namespace {
+
+namespace fs = std::filesystem;
+
+LaunchRecord make_record(uint64_t id, const std::string& kernel, uint64_t base_ps) {
+  LaunchRecord r;
+  r.launch_id = id;
+  r.kernel = kernel;
+  r.stream = "s0";
+  r.unit = 2;
+  // prepare 1000, submit 2000, schedule 3000 (dispatch 500), iload 4000,
+  // execute 5000 (ifetch stall 250), complete 6000 ps.
+  r.t_ps = {base_ps,         base_ps + 1000,  base_ps + 3000, base_ps + 6000,
+            base_ps + 10000, base_ps + 15000, base_ps + 21000};
+  r.schedule_dispatch_ps = 500;
+  r.ifetch_stall_ps = 250;
+  return r;
+}
+
+RunReport make_report() {
+  RunReport report;
+  report.config_file = "configs/base.yaml";
+  report.testbench_file = "testbenches/matmul.yaml";
+  report.config_name = "base";
+  report.testbench_name = "matmul";
+  report.effective_config = {{"clock_mhz", 1000}, {"units", 4}};
+  report.launches.push_back(make_record(0, "matmul", 0));
+  report.launches.push_back(make_record(1, "softmax", 100000));
+  report.launches.push_back(make_record(2, "matmul", 200000));
+  report.host = {123456, 7000, 1};
+  StatGroup icache{"icache", {}};
+  icache.add("misses", 256, "count", "instruction cache misses");
+  icache.add("hit_rate", 0.75, "ratio", "hits per access");
+  report.blocks.push_back(icache);
+  StatGroup ddr{"ddr", {}};
+  ddr.add("bytes_read", 1 << 20, "bytes", "bytes read from DRAM");
+  report.blocks.push_back(ddr);
+  report.simulated_ps = 1234567;
+  report.wall_s = 0.5;
+  return report;
+}
+
+// A fresh empty directory under the system temp dir, removed at the end of the test.
+class TempDir {
+public:
+  TempDir() {
+    m_path = fs::temp_directory_path() /
+             ("npu_report_test-" + std::to_string(::getpid()) + "-" +
+              ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(m_path);
+    fs::create_directories(m_path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(m_path, ec);
+  }
+  const fs::path& path() const { return m_path; }
+  std::vector<std::string> entries() const {
+    std::vector<std::string> names;
+    for (const auto& e : fs::directory_iterator(m_path))
+      names.push_back(e.path().filename().string());
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+private:
+  fs::path m_path;
+};
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+TEST(Summarize, OneToHundred) {
+  std::vector<uint64_t> values_ps;
+  for (uint64_t ns = 100; ns >= 1; --ns) // descending, so summarize must sort
+    values_ps.push_back(ns * 1000);
+  const Distribution d = summarize(values_ps);
+  EXPECT_EQ(d.count, 100u);
+  EXPECT_DOUBLE_EQ(d.mean_ns, 50.5);
+  EXPECT_DOUBLE_EQ(d.p50_ns, 50);
+  EXPECT_DOUBLE_EQ(d.p99_ns, 99);
+  EXPECT_DOUBLE_EQ(d.max_ns, 100);
+}
+
+TEST(Summarize, NearestRankOnSmallSets) {
+  // n = 10: p50 is rank 5, p99 is rank ceil(9.9) = 10.
+  const Distribution ten = summarize({10000, 9000, 8000, 7000, 6000, 5000, 4000, 3000, 2000, 1000});
+  EXPECT_DOUBLE_EQ(ten.p50_ns, 5);
+  EXPECT_DOUBLE_EQ(ten.p99_ns, 10);
+  // n = 3: p50 is rank 2.
+  const Distribution three = summarize({3000, 1000, 2000});
+  EXPECT_DOUBLE_EQ(three.p50_ns, 2);
+  EXPECT_DOUBLE_EQ(three.mean_ns, 2);
+  // n = 200: p99 is rank 198.
+  std::vector<uint64_t> values_ps(200);
+  std::iota(values_ps.begin(), values_ps.end(), 1);
+  const Distribution many = summarize(values_ps);
+  EXPECT_DOUBLE_EQ(many.p99_ns, 0.198);
+  EXPECT_DOUBLE_EQ(many.p50_ns, 0.100);
+}
+
+TEST(Summarize, SingleAndEmpty) {
+  const Distribution one = summarize({1234567});
+  EXPECT_EQ(one.count, 1u);
+  EXPECT_DOUBLE_EQ(one.mean_ns, 1234.567);
+  EXPECT_DOUBLE_EQ(one.p50_ns, 1234.567);
+  EXPECT_DOUBLE_EQ(one.p99_ns, 1234.567);
+  EXPECT_DOUBLE_EQ(one.max_ns, 1234.567);
+  const Distribution none = summarize({});
+  EXPECT_EQ(none.count, 0u);
+  EXPECT_EQ(none.mean_ns, 0);
+  EXPECT_EQ(none.p50_ns, 0);
+  EXPECT_EQ(none.p99_ns, 0);
+  EXPECT_EQ(none.max_ns, 0);
+}
+
+TEST(Summarize, MeanRoundsToWholePicoseconds) {
+  EXPECT_DOUBLE_EQ(summarize({1, 2}).mean_ns, 0.002);    // 1.5 ps rounds up
+  EXPECT_DOUBLE_EQ(summarize({1, 1, 2}).mean_ns, 0.001); // 1.33 ps rounds down
+}
+
+TEST(FormatNs, EdgeCases) {
+  EXPECT_EQ(format_ns(0), "0.000");
+  EXPECT_EQ(format_ns(1), "0.001");
+  EXPECT_EQ(format_ns(999), "0.999");
+  EXPECT_EQ(format_ns(1000), "1.000");
+  EXPECT_EQ(format_ns(1010), "1.010");
+  EXPECT_EQ(format_ns(1234567), "1234.567");
+  EXPECT_EQ(format_ns(UINT64_MAX), "18446744073709551.615");
+}
+
+TEST(LaunchesCsv, HeaderAndRows) {
+  std::ostringstream out;
+  write_launches_csv(out, make_report().launches);
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0],
+            "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,"
+            "submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns");
+  EXPECT_EQ(lines[2],
+            "1,softmax,s0,2,100.000,101.000,103.000,106.000,110.000,115.000,121.000,1.000,"
+            "2.000,2.500,0.500,4.000,5.000,6.000");
+  EXPECT_EQ(out.str().back(), '\n');
+}
+
+TEST(LaunchesCsv, QuotesFieldsWithCommasOrQuotes) {
+  LaunchRecord r = make_record(7, "a,b", 0);
+  r.stream = "say \"hi\"";
+  std::ostringstream out;
+  write_launches_csv(out, {r});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind("7,\"a,b\",\"say \"\"hi\"\"\",2,0.000,", 0), 0u) << lines[1];
+}
+
+TEST(Json, KeysInOrderAndValues) {
+  const auto j = to_json(make_report());
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.items())
+    keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"config", "config_file", "testbench_file",
+                                            "config_name", "testbench_name", "kernels", "host",
+                                            "blocks", "stat_units", "sim"}));
+  EXPECT_EQ(j["config"]["units"], 4);
+  EXPECT_EQ(j["config_file"], "configs/base.yaml");
+  EXPECT_EQ(j["testbench_name"], "matmul");
+
+  // Kernels in order of first launch, each with every phase.
+  std::vector<std::string> kernels;
+  for (const auto& [key, value] : j["kernels"].items())
+    kernels.push_back(key);
+  EXPECT_EQ(kernels, (std::vector<std::string>{"matmul", "softmax"}));
+  const auto& matmul = j["kernels"]["matmul"];
+  EXPECT_EQ(matmul["launches"], 2);
+  std::vector<std::string> phases;
+  for (const auto& [key, value] : matmul.items())
+    phases.push_back(key);
+  EXPECT_EQ(phases,
+            (std::vector<std::string>{"launches", "prepare", "submit", "schedule", "schedule_wait",
+                                      "schedule_dispatch", "iload", "execute",
+                                      "execute_ifetch_stall", "complete", "total"}));
+  for (const auto& phase : phases) {
+    if (phase == "launches")
+      continue;
+    std::vector<std::string> fields;
+    for (const auto& [key, value] : matmul[phase].items())
+      fields.push_back(key);
+    EXPECT_EQ(fields, (std::vector<std::string>{"mean_ns", "p50_ns", "p99_ns", "max_ns"})) << phase;
+  }
+  EXPECT_EQ(matmul["schedule"]["mean_ns"], 3.0);
+  EXPECT_EQ(matmul["schedule_wait"]["p50_ns"], 2.5);
+  EXPECT_EQ(matmul["schedule_dispatch"]["max_ns"], 0.5);
+  EXPECT_EQ(matmul["execute_ifetch_stall"]["p99_ns"], 0.25);
+  EXPECT_EQ(matmul["total"]["max_ns"], 21.0);
+
+  EXPECT_EQ(j["host"]["busy_ns"], 123.456);
+  EXPECT_EQ(j["host"]["blocked_ns"], 7.0);
+  EXPECT_EQ(j["host"]["idle_ns"], 0.001);
+
+  EXPECT_TRUE(j["blocks"]["icache"]["misses"].is_number_integer());
+  EXPECT_EQ(j["blocks"]["icache"]["misses"], 256);
+  EXPECT_EQ(j["blocks"]["icache"]["hit_rate"], 0.75);
+  EXPECT_EQ(j["blocks"]["ddr"]["bytes_read"], 1048576);
+  EXPECT_EQ(j["stat_units"]["icache.misses"]["unit"], "count");
+  EXPECT_EQ(j["stat_units"]["icache.misses"]["description"], "instruction cache misses");
+
+  EXPECT_EQ(j["sim"]["simulated_ns"], 1234.567);
+  EXPECT_EQ(j["sim"]["launches"], 3);
+  EXPECT_EQ(j["sim"]["wall_s"], 0.5);
+}
+
+TEST(Json, DumpIsDeterministicText) {
+  const std::string text = to_json(make_report()).dump(2);
+  EXPECT_NE(text.find("\"misses\": 256,"), std::string::npos);
+  EXPECT_NE(text.find("\"simulated_ns\": 1234.567,"), std::string::npos);
+  EXPECT_NE(text.find("\"busy_ns\": 123.456,"), std::string::npos);
+  EXPECT_EQ(text, to_json(make_report()).dump(2));
+}
+
+TEST(Summary, FitsIn80ColumnsAndShowsEverything) {
+  RunReport report = make_report();
+  StatGroup wide{"compute.unit0", {}};
+  for (int i = 0; i < 30; ++i)
+    wide.add("busy_cycles_of_lane_" + std::to_string(i), 1e6 + i, "cycles", "");
+  wide.add(std::string(120, 'x'), 1.5, "ns", "a name longer than a line");
+  report.blocks.push_back(wide);
+  report.launches.push_back(make_record(3, std::string(100, 'k'), 0));
+  std::ostringstream out;
+  print_summary(out, report);
+  const std::string text = out.str();
+  for (const auto& line : lines_of(text))
+    EXPECT_LE(line.size(), 80u) << line;
+
+  EXPECT_NE(text.find("base"), std::string::npos);
+  EXPECT_NE(text.find("matmul"), std::string::npos);
+  EXPECT_NE(text.find("simulated  1234.567 ns\n"), std::string::npos);
+  EXPECT_NE(text.find("kernel softmax"), std::string::npos);
+  for (const char* phase :
+       {"prepare", "submit", "schedule", "iload", "execute", "complete", "total"})
+    EXPECT_NE(text.find(std::string("  ") + phase + " "), std::string::npos) << phase;
+  EXPECT_NE(text.find("misses = 256"), std::string::npos);
+  EXPECT_NE(text.find("hit_rate = 0.75 ratio"), std::string::npos);
+  EXPECT_NE(text.find("busy_cycles_of_lane_29 = 1000029 cycles"), std::string::npos);
+  EXPECT_NE(text.find("10.0%"), std::string::npos); // busy share of simulated time
+  // Wall time is the last line and the only one that depends on it.
+  const auto lines = lines_of(text);
+  EXPECT_EQ(lines.back(), "wall time: 0.500 s");
+  report.wall_s = 99;
+  std::ostringstream again;
+  print_summary(again, report);
+  const auto lines_again = lines_of(again.str());
+  ASSERT_EQ(lines_again.size(), lines.size());
+  for (size_t i = 0; i + 1 < lines.size(); ++i)
+    EXPECT_EQ(lines[i], lines_again[i]);
+}
+
+TEST(Summary, KernelTableRows) {
+  RunReport report = make_report();
+  report.launches.resize(1);
+  std::ostringstream out;
+  print_summary(out, report);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("kernel matmul: 1 launch, times in ns\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  total            21.000       21.000       21.000       21.000\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(OutputDir, CreatesBothFilesAndNoTempDir) {
+  TempDir tmp;
+  const RunReport report = make_report();
+  const fs::path out = tmp.path() / "out";
+  write_output_dir(out.string(), report);
+  EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"out"}));
+  const std::string json = read_file(out / "report.json");
+  EXPECT_EQ(json, to_json(report).dump(2) + "\n");
+  std::ostringstream csv;
+  write_launches_csv(csv, report.launches);
+  EXPECT_EQ(read_file(out / "launches.csv"), csv.str());
+}
+
+TEST(OutputDir, ReplacesFilesInExistingDirectory) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "out";
+  fs::create_directory(out);
+  std::ofstream(out / "report.json") << "old";
+  std::ofstream(out / "keep.txt") << "mine";
+  RunReport report = make_report();
+  write_output_dir(out.string() + "/", report);
+  EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"out"}));
+  EXPECT_EQ(read_file(out / "report.json"), to_json(report).dump(2) + "\n");
+  EXPECT_EQ(read_file(out / "keep.txt"), "mine");
+  EXPECT_TRUE(fs::exists(out / "launches.csv"));
+}
+
+TEST(OutputDir, MissingParentFailsAndCreatesNothing) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "missing" / "out";
+  EXPECT_THROW(write_output_dir(out.string(), make_report()), std::runtime_error);
+  EXPECT_TRUE(tmp.entries().empty());
+}
+
+TEST(OutputDir, ParentIsAFileFailsAndCreatesNothing) {
+  TempDir tmp;
+  std::ofstream(tmp.path() / "file") << "x";
+  const fs::path out = tmp.path() / "file" / "out";
+  try {
+    write_output_dir(out.string(), make_report());
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& e) {
+    // The message names the path and the reason.
+    EXPECT_NE(std::string(e.what()).find(out.string()), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"file"}));
+  EXPECT_EQ(read_file(tmp.path() / "file"), "x");
+}
+
+TEST(OutputDir, TargetIsAFileFailsAndCreatesNothing) {
+  TempDir tmp;
+  std::ofstream(tmp.path() / "out") << "x";
+  EXPECT_THROW(write_output_dir((tmp.path() / "out").string(), make_report()), std::runtime_error);
+  EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"out"}));
+  EXPECT_EQ(read_file(tmp.path() / "out"), "x");
+}
+
+TEST(OutputDir, UnwritableParentFailsAndCreatesNothing) {
+  if (::geteuid() == 0)
+    GTEST_SKIP() << "root ignores directory permissions";
+  TempDir tmp;
+  const fs::path parent = tmp.path() / "ro";
+  fs::create_directory(parent);
+  fs::permissions(parent, fs::perms::owner_read | fs::perms::owner_exec);
+  EXPECT_THROW(write_output_dir((parent / "out").string(), make_report()), std::runtime_error);
+  fs::permissions(parent, fs::perms::owner_all);
+  EXPECT_TRUE(fs::is_empty(parent));
+}
+
+} // namespace
+} // namespace npu

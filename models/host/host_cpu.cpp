@@ -98,9 +98,11 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
       m_landed.clear();
       if (ready() || m_outstanding == 0)
         break;
-      if (m_device_stalled && m_device_stalled())
-        throw SimulationError("deadlock: host polls for " + what +
-                              " but the device can make no progress");
+      if (m_device_stalled && m_device_stalled()) {
+        // Nothing will ever land: stop here, blocked, so the run reports a deadlock.
+        sc_core::sc_stop();
+        sc_core::wait(m_never);
+      }
       busy(m_config.poll_interval_ps);
     }
   }

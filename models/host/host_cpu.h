@@ -109,6 +109,7 @@ private:
   std::vector<uint64_t> m_landed;                          ///< polling: landed, not yet learnt
   sc_core::sc_event_queue m_irq;
   sc_core::sc_event m_learnt;
+  sc_core::sc_event m_never; ///< never notified: where a deadlocked host parks
   uint64_t m_outstanding = 0;
   bool m_finished = false;
   std::string m_blocked_on;

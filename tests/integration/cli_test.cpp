@@ -1,0 +1,291 @@
+// End-to-end checks through the npusim binary: the contract users and scripts rely on.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSource = NPU_SOURCE_DIR;
+const std::string kBinary = std::string(NPU_BINARY_DIR) + "/npusim";
+
+struct Result {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A scratch directory per test, removed afterwards.
+class CliTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    m_dir = fs::temp_directory_path() /
+            ("npusim-cli-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  Result run(const std::string& args) const {
+    const fs::path out = m_dir / "stdout.txt";
+    const fs::path err = m_dir / "stderr.txt";
+    const std::string cmd = "cd " + kSource + " && " + kBinary + " " + args + " >" + out.string() +
+                            " 2>" + err.string();
+    const int status = std::system(cmd.c_str());
+    Result r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+
+  fs::path write(const std::string& name, const std::string& text) const {
+    const fs::path p = m_dir / name;
+    std::ofstream(p) << text;
+    return p;
+  }
+
+  fs::path m_dir;
+};
+
+struct Row {
+  std::map<std::string, std::string> cells;
+  double num(const std::string& k) const { return std::stod(cells.at(k)); }
+};
+
+std::vector<Row> read_csv(const fs::path& p) {
+  std::ifstream in(p);
+  std::string line;
+  std::getline(in, line);
+  std::vector<std::string> header;
+  std::stringstream hs(line);
+  for (std::string h; std::getline(hs, h, ',');)
+    header.push_back(h);
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    Row r;
+    std::stringstream ls(line);
+    size_t i = 0;
+    for (std::string c; std::getline(ls, c, ',') && i < header.size(); ++i)
+      r.cells[header[i]] = c;
+    rows.push_back(r);
+  }
+  return rows;
+}
+
+const char* kHeader =
+    "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,submit_ns,"
+    "schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns";
+
+} // namespace
+
+TEST_F(CliTest, HelloPhasesSumAndSyncAsyncSemantics) {
+  const fs::path out = m_dir / "out";
+  const Result r =
+      run("run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml --out " +
+          out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("kernel gemm"), std::string::npos);
+  std::ifstream csv(out / "launches.csv");
+  std::string header;
+  std::getline(csv, header);
+  EXPECT_EQ(header, kHeader);
+  const auto rows = read_csv(out / "launches.csv");
+  ASSERT_EQ(rows.size(), 6u);
+  for (const auto& row : rows) {
+    const double sum = row.num("prepare_ns") + row.num("submit_ns") + row.num("schedule_wait_ns") +
+                       row.num("schedule_dispatch_ns") + row.num("iload_ns") +
+                       row.num("execute_ns") + row.num("complete_ns");
+    EXPECT_NEAR(sum, row.num("t6_ns") - row.num("t0_ns"), 0.001) << row.cells.at("launch_id");
+    for (int i = 1; i <= 6; ++i)
+      EXPECT_LE(row.num("t" + std::to_string(i - 1) + "_ns"),
+                row.num("t" + std::to_string(i) + "_ns"));
+  }
+  // Launches 0 and 1 are synchronous: the host's next call starts after t6.
+  EXPECT_GE(rows[1].num("t0_ns"), rows[0].num("t6_ns"));
+  EXPECT_GE(rows[2].num("t0_ns"), rows[1].num("t6_ns"));
+  // Launches 2..5 are asynchronous: the call returns at t2, before the kernel ends,
+  // and the next launch starts while the previous one is still in flight.
+  for (size_t i = 2; i < 6; ++i)
+    EXPECT_LT(rows[i].num("t2_ns"), rows[i].num("t5_ns"));
+  for (size_t i = 3; i < 6; ++i)
+    EXPECT_LT(rows[i].num("t0_ns"), rows[i - 1].num("t6_ns"));
+  // The same kernel on the same unit: a warm instruction cache.
+  EXPECT_EQ(rows[0].cells.at("unit"), rows[1].cells.at("unit"));
+  EXPECT_LT(rows[1].num("iload_ns"), 0.1 * rows[0].num("iload_ns"));
+
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  for (const char* key : {"config", "kernels", "host", "blocks", "sim"})
+    EXPECT_TRUE(report.contains(key)) << key;
+  EXPECT_EQ(report["sim"]["launches"], 6);
+  for (const char* phase : {"prepare", "submit", "schedule", "iload", "execute", "complete"})
+    for (const char* stat : {"mean_ns", "p50_ns", "p99_ns", "max_ns"})
+      EXPECT_TRUE(report["kernels"]["gemm"][phase].contains(stat)) << phase << stat;
+  EXPECT_EQ(report["config"]["ddr"]["preset"], "LPDDR4-3200");
+  const auto& host = report["host"];
+  EXPECT_NEAR(host["busy_ns"].get<double>() + host["blocked_ns"].get<double>() +
+                  host["idle_ns"].get<double>(),
+              report["sim"]["simulated_ns"].get<double>(), 0.01);
+}
+
+TEST_F(CliTest, FirstLaunchMissesEveryLineSecondHits) {
+  const fs::path tb = write("one.yaml", R"(name: one
+kernels:
+  k: {op: cycles, cycles: 1000, binary: 16KiB}
+program:
+  - launch: {kernel: k}
+)");
+  const fs::path out = m_dir / "out";
+  const Result r = run("run --config configs/edge-npu.yaml --testbench " + tb.string() +
+                       " --set icache.line=64B --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  EXPECT_EQ(report["blocks"]["icache"]["misses"], 16 * 1024 / 64);
+  EXPECT_EQ(report["blocks"]["icache"]["hits"], 0);
+
+  // With a 128-byte line the same binary takes half the fills.
+  const fs::path out2 = m_dir / "out2";
+  ASSERT_EQ(run("run --config configs/edge-npu.yaml --testbench " + tb.string() +
+                " --set icache.line=128B --out " + out2.string())
+                .code,
+            0);
+  const auto report2 = nlohmann::json::parse(slurp(out2 / "report.json"));
+  EXPECT_EQ(report2["blocks"]["icache"]["misses"], 16 * 1024 / 128);
+}
+
+TEST_F(CliTest, TypoInConfigKeyNamesFileLineColumnAndSuggestion) {
+  const fs::path cfg = write("bad.yaml", "name: bad\ndma: {chanels: 4}\n");
+  const fs::path out = m_dir / "never";
+  const Result r = run("run --config " + cfg.string() +
+                       " --testbench testbenches/hello.yaml --out " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_NE(r.err.find(cfg.string() + ":2:7:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("dma.chanels"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("did you mean 'channels'"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(out));
+  EXPECT_TRUE(r.out.empty());
+}
+
+TEST_F(CliTest, BadValuesEachGetTheirOwnMessage) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"sram: {size: -512KiB}\n", "must not be negative"},
+      {"compute: {frequency: 0GHz}\n", "frequency must be greater than zero"},
+      {"icache: {line: 48B}\n", "cache line must be a power of two"},
+      {"ddr: {size: 4GiX}\n", "unknown unit 'GiX'"},
+      {"scheduler: {policy: fifoo}\n", "did you mean 'fifo'"},
+  };
+  for (const auto& [yaml, expected] : cases) {
+    const fs::path cfg = write("bad.yaml", "name: bad\n" + yaml);
+    const fs::path out = m_dir / "never";
+    const Result r = run("run --config " + cfg.string() +
+                         " --testbench testbenches/hello.yaml --out " + out.string());
+    EXPECT_EQ(r.code, 2) << yaml;
+    EXPECT_NE(r.err.find(expected), std::string::npos) << yaml << " -> " << r.err;
+    EXPECT_NE(r.err.find(cfg.string() + ":2:"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(out)) << yaml;
+  }
+}
+
+TEST_F(CliTest, SetOverridesAreValidatedToo) {
+  const Result ok = run("run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml "
+                        "--set dma.channels=2 --set compute.units=2 --out " +
+                        (m_dir / "out").string());
+  ASSERT_EQ(ok.code, 0) << ok.err;
+  const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
+  EXPECT_EQ(report["config"]["dma"]["channels"], 2);
+  EXPECT_EQ(report["config"]["compute"]["units"], 2);
+
+  const Result bad = run("run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml "
+                         "--set dma.chanels=2");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--set dma.chanels=2"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("did you mean 'channels'"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliTest, ValidateAcceptsShippedFilesAndRejectsBadOnes) {
+  const Result ok = run("validate configs/edge-npu.yaml testbenches/hello.yaml");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  const fs::path tb = write("tb.yaml", R"(name: t
+kernels:
+  k: {op: cycles, cycles: 10}
+program:
+  - lauch: {kernel: k}
+)");
+  const Result bad = run("validate " + tb.string());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find(tb.string() + ":5:5:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("did you mean 'launch'"), std::string::npos) << bad.err;
+}
+
+TEST_F(CliTest, ExtendsCycleIsAnErrorNotAHang) {
+  const fs::path a = write("a.yaml", "name: a\nextends: b.yaml\n");
+  write("b.yaml", "name: b\nextends: a.yaml\n");
+  const Result r = run("validate " + a.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("cyclic extends"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, WaitThatCanNeverFinishIsReportedAsDeadlock) {
+  // s2 waits for e1, the host syncs s2 before it records e1: nothing can move.
+  const fs::path tb = write("dead.yaml", R"(name: dead
+kernels:
+  k: {op: cycles, cycles: 100}
+streams: [s1, s2]
+program:
+  - wait: {event: e1, stream: s2}
+  - launch: {kernel: k, stream: s2, async: true}
+  - sync: s2
+  - record: {event: e1, stream: s1}
+)");
+  for (const char* completion : {"interrupt", "polling"}) {
+    const fs::path out = m_dir / "out";
+    const Result r = run("run --config configs/edge-npu.yaml --testbench " + tb.string() +
+                         " --set host.completion=" + completion + " --out " + out.string());
+    EXPECT_EQ(r.code, 2) << completion;
+    EXPECT_NE(r.err.find("deadlock"), std::string::npos) << completion << ": " << r.err;
+    EXPECT_NE(r.err.find("'e1'"), std::string::npos) << completion << ": " << r.err;
+    EXPECT_FALSE(fs::exists(out));
+  }
+}
+
+TEST_F(CliTest, SameInputsGiveIdenticalReports) {
+  const std::string args =
+      "run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml --out ";
+  ASSERT_EQ(run(args + (m_dir / "a").string()).code, 0);
+  ASSERT_EQ(run(args + (m_dir / "b").string()).code, 0);
+  EXPECT_EQ(slurp(m_dir / "a" / "launches.csv"), slurp(m_dir / "b" / "launches.csv"));
+  auto a = nlohmann::json::parse(slurp(m_dir / "a" / "report.json"));
+  auto b = nlohmann::json::parse(slurp(m_dir / "b" / "report.json"));
+  a["sim"].erase("wall_s");
+  b["sim"].erase("wall_s");
+  EXPECT_EQ(a.dump(), b.dump());
+}
+
+TEST_F(CliTest, CppTestbenchRunsTheChapterSample) {
+  const std::string bin = std::string(NPU_BINARY_DIR) + "/testbenches/launch_conv_kernel";
+  const std::string cmd = "cd " + kSource + " && " + bin + " --out " + (m_dir / "out").string() +
+                          " >" + (m_dir / "o.txt").string() + " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(m_dir / "o.txt");
+  const auto rows = read_csv(m_dir / "out" / "launches.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].cells.at("kernel"), "conv2d");
+  EXPECT_GT(rows[0].num("execute_ns"), 0);
+}

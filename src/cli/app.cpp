@@ -41,7 +41,8 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   RunOptions options;
   options.config_path = "configs/edge-npu.yaml";
   app.add_option("--config", options.config_path, "hardware configuration (YAML)");
-  app.add_option("--set", options.overrides, "override a config key: key.path=value");
+  app.add_option("--set", options.overrides, "override a config key: key.path=value")
+      ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
   try {
     app.parse(argc, argv);

@@ -40,7 +40,8 @@ int sc_main(int argc, char* argv[]) {
   run->add_option("--config", options.config_path, "hardware configuration (YAML)")->required();
   run->add_option("--testbench", testbench_path, "workload (YAML testbench)")->required();
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
-      ->type_name("KEY=VALUE");
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
   run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
       ->type_name("DIR");
 

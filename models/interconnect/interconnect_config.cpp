@@ -5,8 +5,7 @@ namespace npu {
 InterconnectConfig read_interconnect_config(cfg::Section& s) {
   InterconnectConfig c;
   c.hop_latency_ps = s.time_ps("hop_latency", c.hop_latency_ps);
-  const uint64_t bytes_per_ns = s.bytes("bandwidth_per_ns", 64, 1, 1ull << 20);
-  c.port_bytes_per_s = static_cast<double>(bytes_per_ns) * 1e9;
+  c.port_bytes_per_s = s.bandwidth("bandwidth", c.port_bytes_per_s);
   s.finish();
   return c;
 }

@@ -135,6 +135,19 @@ double Section::rate_mts(const std::string& key, double def) {
   return v;
 }
 
+double Section::bandwidth(const std::string& key, double def) {
+  double v = def;
+  if (const Node* n = scalar(key, "a bandwidth such as 64GB/s")) {
+    std::string err;
+    const auto parsed = units::parse_bandwidth(n->scalar, &err);
+    if (!parsed)
+      fail(key, err);
+    v = *parsed;
+  }
+  record(key, units::format_bandwidth(v));
+  return v;
+}
+
 int64_t Section::integer(const std::string& key, int64_t def, int64_t min, int64_t max) {
   int64_t v = def;
   if (const Node* n = scalar(key, "a whole number")) {

@@ -29,6 +29,7 @@ public:
                    uint64_t max = std::numeric_limits<uint64_t>::max());
   double frequency_hz(const std::string& key, double def);
   double rate_mts(const std::string& key, double def);
+  double bandwidth(const std::string& key, double def_bytes_per_s);
   int64_t integer(const std::string& key, int64_t def, int64_t min, int64_t max);
   double real(const std::string& key, double def, double min, double max);
   bool boolean(const std::string& key, bool def);

@@ -30,6 +30,14 @@ const std::vector<Unit> kByteUnits = {{"B", 1},
 const std::vector<Unit> kFrequencyUnits = {{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}};
 const std::vector<Unit> kTimeUnits = {
     {"ps", 1}, {"ns", 1e3}, {"us", 1e6}, {"ms", 1e9}, {"s", 1e12}};
+const std::vector<Unit> kBandwidthUnits = {{"B/s", 1},
+                                           {"KB/s", 1e3},
+                                           {"MB/s", 1e6},
+                                           {"GB/s", 1e9},
+                                           {"TB/s", 1e12},
+                                           {"KiB/s", 1024.0},
+                                           {"MiB/s", 1024.0 * 1024},
+                                           {"GiB/s", 1024.0 * 1024 * 1024}};
 const std::vector<Unit> kRateUnits = {{"MT/s", 1}, {"GT/s", 1e3}};
 
 std::string_view trim(std::string_view s) {
@@ -195,6 +203,17 @@ std::optional<double> parse_rate_mts(std::string_view text, std::string* error) 
   return value;
 }
 
+std::optional<double> parse_bandwidth(std::string_view text, std::string* error) {
+  const auto value = parse_quantity(text, kBandwidthUnits, "a bandwidth", "64GB/s", true, error);
+  if (!value)
+    return std::nullopt;
+  if (*value <= 0) {
+    set_error(error, "bandwidth must be greater than zero, got '" + std::string(text) + "'");
+    return std::nullopt;
+  }
+  return value;
+}
+
 std::optional<int64_t> parse_int(std::string_view text, std::string* error) {
   const std::string s(trim(text));
   if (s.empty()) {
@@ -259,6 +278,12 @@ std::string format_frequency_hz(double hz) {
 
 std::string format_rate_mts(double mts) {
   return format_scaled(mts, kRateUnits);
+}
+
+std::string format_bandwidth(double bytes_per_s) {
+  // Decimal units only, so the spelling round-trips.
+  return format_scaled(bytes_per_s,
+                       {{"B/s", 1}, {"KB/s", 1e3}, {"MB/s", 1e6}, {"GB/s", 1e9}, {"TB/s", 1e12}});
 }
 
 } // namespace npu::units

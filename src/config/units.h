@@ -17,6 +17,8 @@ std::optional<double> parse_frequency_hz(std::string_view text, std::string* err
 std::optional<uint64_t> parse_time_ps(std::string_view text, std::string* error);
 /// Transfer rate in mega-transfers per second: MT/s, GT/s.
 std::optional<double> parse_rate_mts(std::string_view text, std::string* error);
+/// Bandwidth in bytes per second: B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s. Must be > 0.
+std::optional<double> parse_bandwidth(std::string_view text, std::string* error);
 /// A whole number (decimal or 0x hex), with range checks done by the caller.
 std::optional<int64_t> parse_int(std::string_view text, std::string* error);
 /// A real number.
@@ -27,5 +29,6 @@ std::string format_bytes(uint64_t bytes);
 std::string format_time_ps(uint64_t ps);
 std::string format_frequency_hz(double hz);
 std::string format_rate_mts(double mts);
+std::string format_bandwidth(double bytes_per_s);
 
 } // namespace npu::units

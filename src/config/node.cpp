@@ -127,6 +127,8 @@ void merge_into(Node& base, const Node& over) {
   }
   for (const auto& e : over.entries) {
     Node* existing = base.find(e.key);
+    if (existing && existing->is_map() && e.value.is_null())
+      continue; // an empty section in the child keeps the parent's keys
     if (existing && existing->is_map() && e.value.is_map())
       merge_into(*existing, e.value);
     else
@@ -228,6 +230,9 @@ void apply_override(Node& root, const std::string& assignment) {
       map.kind = Node::Kind::Map;
       map.loc = loc;
       child = &node->set(key, std::move(map), loc);
+    } else if (child->is_null()) {
+      child->kind = Node::Kind::Map; // an empty section: every key commented out
+      child->loc = loc;
     } else if (!child->is_map()) {
       throw InputError(loc, path.substr(0, dot), "is not a section, cannot set a key inside it");
     }

@@ -134,7 +134,8 @@ struct Reader {
     return buffers.find(scalar_of(n, key, "a buffer name"), n.loc, key);
   }
 
-  std::vector<Step> read_program(const cfg::Node& node, const std::string& path, int depth) {
+  std::vector<Step> read_program(const cfg::Node& node, const std::string& path, int depth,
+                                 bool runs) {
     if (depth > kMaxNesting)
       throw InputError(node.loc, path, "repeat blocks nested deeper than 16");
     if (!node.is_seq())
@@ -142,11 +143,12 @@ struct Reader {
                        std::string("expected a list of steps, got ") + node.kind_name());
     std::vector<Step> steps;
     for (size_t i = 0; i < node.items.size(); ++i)
-      steps.push_back(read_step(node.items[i], path + "[" + std::to_string(i) + "]", depth));
+      steps.push_back(read_step(node.items[i], path + "[" + std::to_string(i) + "]", depth, runs));
     return steps;
   }
 
-  Step read_step(const cfg::Node& node, const std::string& path, int depth) {
+  // `runs` is false inside a repeat that never executes: its records do not count.
+  Step read_step(const cfg::Node& node, const std::string& path, int depth, bool runs) {
     static const std::vector<std::string> kinds = {"launch", "memcpy", "repeat", "host_work",
                                                    "record", "wait",   "sync"};
     if (!node.is_map() || node.entries.size() != 1)
@@ -206,7 +208,8 @@ struct Reader {
       cfg::Section s(&e.value, key, nullptr);
       s.require("count", "a whole number of iterations");
       step.count = static_cast<uint64_t>(s.integer("count", 1, 0, kMaxRepeat));
-      step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), depth + 1);
+      step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), depth + 1,
+                               runs && step.count > 0);
       s.finish();
       break;
     }
@@ -225,7 +228,7 @@ struct Reader {
       step.stream = stream_ref(s, "stream");
       s.finish();
       if (step.kind == Step::Kind::Record)
-        recorded[step.event] = true;
+        recorded[step.event] = recorded[step.event] || runs;
       else
         waits.emplace_back(step.event, s.loc("event"));
       break;
@@ -313,7 +316,7 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
   }
 
   const cfg::Node& program = top.require("program", "a list of steps");
-  tb.program = r.read_program(program, "program", 0);
+  tb.program = r.read_program(program, "program", 0, true);
   top.finish();
 
   for (const auto& [event, loc] : r.waits)

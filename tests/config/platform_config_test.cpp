@@ -1,0 +1,314 @@
+// The hardware configuration: defaults, strict checking with precise messages,
+// extends and `--set` overrides, and the shipped configs.
+#include "config/node.h"
+#include "platform/platform_config.h"
+#include "test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace npu {
+namespace {
+
+using test::contains;
+using test::input_error;
+using test::TempDir;
+
+PlatformConfig read_text(const std::string& text) {
+  return read_platform_config(cfg::parse_yaml_string(text, "cfg.yaml"), "cfg.yaml");
+}
+
+// The error a config text gives, read from a real file; `path` receives its name.
+InputError file_error(const TempDir& dir, const std::string& text, std::string* path,
+                      const std::vector<std::string>& overrides = {}) {
+  *path = dir.write("npu.yaml", text);
+  return input_error([&] { load_platform_config(*path, overrides); });
+}
+
+TEST(PlatformConfigDefaults, EmptySectionsTakeDefaults) {
+  for (const char* text : {"name: x\n", "name: x\ndma: {}\nsram:\ncompute: {array: {}}\n"}) {
+    const PlatformConfig c = read_text(text);
+    EXPECT_EQ(c.name, "x");
+    EXPECT_EQ(c.file, "cfg.yaml");
+    EXPECT_EQ(c.host.completion, "interrupt");
+    EXPECT_EQ(c.dma.channels, 4u);
+    EXPECT_EQ(c.dma.burst_bytes, 256u);
+    EXPECT_EQ(c.sram.size_bytes, 512u * 1024);
+    EXPECT_EQ(c.sram.banks, 16u);
+    EXPECT_EQ(c.icache.size_bytes, 32u * 1024);
+    EXPECT_EQ(c.icache.line_bytes, 64u);
+    EXPECT_EQ(c.icache.ways, 4u);
+    EXPECT_EQ(c.scheduler.hw_queues, 8u);
+    EXPECT_EQ(c.scheduler.policy, "fifo");
+    EXPECT_EQ(c.compute.units, 4u);
+    EXPECT_EQ(c.compute.array.rows, 32u);
+    EXPECT_EQ(c.compute.array.cols, 32u);
+    EXPECT_DOUBLE_EQ(c.compute.frequency_hz, 1e9);
+    EXPECT_EQ(c.ddr.preset, "LPDDR4-3200");
+    EXPECT_EQ(c.ddr.channels, 1u);
+    EXPECT_EQ(c.ddr.mapping, "RoBaCoBg");
+    EXPECT_DOUBLE_EQ(c.ddr.data_rate_mts, 3200.0);
+    EXPECT_EQ(c.ddr.bus_width_bits, 16u);
+  }
+}
+
+TEST(PlatformConfigDefaults, EffectiveConfigListsEveryBlock) {
+  const PlatformConfig c = read_text("name: x\n");
+  ASSERT_TRUE(c.effective.is_object());
+  EXPECT_EQ(c.effective["name"], "x");
+  for (const auto& block : block_names())
+    EXPECT_TRUE(c.effective.contains(block)) << block;
+  EXPECT_EQ(c.effective["dma"]["channels"], 4);
+  EXPECT_EQ(c.effective["sram"]["size"], "512KiB");
+  EXPECT_EQ(c.effective["icache"]["line"], "64B");
+  EXPECT_EQ(c.effective["compute"]["frequency"], "1GHz");
+  EXPECT_EQ(c.effective["compute"]["array"]["rows"], 32);
+  EXPECT_EQ(c.effective["ddr"]["data_rate"], "3.2GT/s");
+  EXPECT_EQ(c.effective["host"]["driver_call"], "4us");
+}
+
+TEST(PlatformConfigDefaults, BlockNamesInPlatformOrder) {
+  EXPECT_EQ(block_names(), (std::vector<std::string>{"host", "interconnect", "ddr", "dma", "sram",
+                                                     "icache", "scheduler", "compute"}));
+}
+
+TEST(PlatformConfigDefaults, ValuesWithUnitsAreRead) {
+  const PlatformConfig c = read_text("dma: {channels: 2, burst: 1KiB, setup_latency: 50ns}\n"
+                                     "compute: {units: 8, array: {rows: 16, cols: 8}, "
+                                     "frequency: 1.5GHz}\n"
+                                     "ddr: {preset: DDR4-3200, channels: 2}\n"
+                                     "scheduler: {policy: affinity}\n");
+  EXPECT_EQ(c.dma.channels, 2u);
+  EXPECT_EQ(c.dma.burst_bytes, 1024u);
+  EXPECT_EQ(c.dma.setup_latency_ps, 50000u);
+  EXPECT_EQ(c.compute.units, 8u);
+  EXPECT_EQ(c.compute.array.rows, 16u);
+  EXPECT_EQ(c.compute.array.cols, 8u);
+  EXPECT_DOUBLE_EQ(c.compute.frequency_hz, 1.5e9);
+  EXPECT_EQ(c.ddr.preset, "DDR4-3200");
+  EXPECT_EQ(c.ddr.bus_width_bits, 64u);
+  EXPECT_EQ(c.scheduler.policy, "affinity");
+  EXPECT_EQ(c.effective["compute"]["frequency"], "1.5GHz");
+}
+
+TEST(PlatformConfigDefaults, EmptyConfigRejected) {
+  const InputError e = input_error([] { read_text(""); });
+  EXPECT_TRUE(contains(e.what(), "cfg.yaml:1:1: error: empty config")) << e.what();
+}
+
+TEST(PlatformConfigErrors, MisspelledKeyIsOneLineWithPositionAndHint) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "name: t\ndma: {chanels: 4}\n", &path);
+  const std::string what = e.what();
+  EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  EXPECT_TRUE(contains(what, path + ":2:7")) << what;
+  EXPECT_TRUE(contains(what, "dma.chanels")) << what;
+  EXPECT_TRUE(contains(what, "did you mean 'channels'")) << what;
+  EXPECT_EQ(e.key(), "dma.chanels");
+  EXPECT_EQ(e.loc().line, 2);
+  EXPECT_EQ(e.loc().column, 7);
+}
+
+TEST(PlatformConfigErrors, NegativeSize) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "sram: {size: -4KiB}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:14")) << what;
+  EXPECT_TRUE(contains(what, "sram.size")) << what;
+  EXPECT_TRUE(contains(what, "must not be negative")) << what;
+}
+
+TEST(PlatformConfigErrors, ZeroFrequency) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "compute: {frequency: 0GHz}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:22")) << what;
+  EXPECT_TRUE(contains(what, "compute.frequency")) << what;
+  EXPECT_TRUE(contains(what, "greater than zero")) << what;
+}
+
+TEST(PlatformConfigErrors, CacheLineNotPowerOfTwo) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "icache: {line: 48B}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:16")) << what;
+  EXPECT_TRUE(contains(what, "icache.line")) << what;
+  EXPECT_TRUE(contains(what, "power of two")) << what;
+  EXPECT_TRUE(contains(what, "48B")) << what;
+}
+
+TEST(PlatformConfigErrors, UnknownTopLevelBlock) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "name: t\ndmaa: {}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":2:1")) << what;
+  EXPECT_TRUE(contains(what, "dmaa")) << what;
+  EXPECT_TRUE(contains(what, "did you mean 'dma'")) << what;
+}
+
+TEST(PlatformConfigErrors, UnknownKeyFarFromAnyListsChoices) {
+  const InputError e = input_error([] { read_text("dma: {zzzzzz: 1}\n"); });
+  EXPECT_TRUE(contains(e.what(), "dma.zzzzzz: unknown key; expected one of channels, burst"))
+      << e.what();
+}
+
+TEST(PlatformConfigErrors, WrongTypeList) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "compute: {units: [1, 2]}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:18")) << what;
+  EXPECT_TRUE(contains(what, "compute.units")) << what;
+  EXPECT_TRUE(contains(what, "expected a whole number")) << what;
+  EXPECT_TRUE(contains(what, "got a list")) << what;
+}
+
+TEST(PlatformConfigErrors, WrongTypeText) {
+  const InputError e = input_error([] { read_text("compute: {units: four}\n"); });
+  EXPECT_TRUE(contains(e.what(), "compute.units: expected a whole number, got 'four'")) << e.what();
+}
+
+TEST(PlatformConfigErrors, OutOfRange) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "compute: {units: 0}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:18")) << what;
+  EXPECT_TRUE(contains(what, "compute.units: must be at least 1, got 0")) << what;
+  const InputError high = input_error([] { read_text("dma: {channels: 65}\n"); });
+  EXPECT_TRUE(contains(high.what(), "dma.channels: must be at most 64, got 65")) << high.what();
+}
+
+TEST(PlatformConfigErrors, UnknownEnumValue) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "scheduler: {policy: fifoo}\n", &path);
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":1:21")) << what;
+  EXPECT_TRUE(contains(what, "scheduler.policy")) << what;
+  EXPECT_TRUE(contains(what, "unknown value 'fifoo'")) << what;
+  EXPECT_TRUE(contains(what, "did you mean 'fifo'")) << what;
+  EXPECT_TRUE(contains(what, "fifo, round_robin, least_loaded, affinity, priority")) << what;
+}
+
+TEST(PlatformConfigErrors, UnknownDdrPreset) {
+  const InputError e = input_error([] { read_text("ddr: {preset: LPDDR4-3300}\n"); });
+  EXPECT_TRUE(contains(e.what(), "ddr.preset")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "did you mean 'LPDDR4-3200'")) << e.what();
+}
+
+TEST(PlatformConfigErrors, SectionMustBeAMap) {
+  const InputError e = input_error([] { read_text("name: t\ndma: 4\n"); });
+  EXPECT_TRUE(
+      contains(e.what(), "cfg.yaml:2:6: error: dma: expected a map of settings, got a value"))
+      << e.what();
+}
+
+TEST(PlatformConfigErrors, NestedUnknownKey) {
+  const InputError e = input_error([] { read_text("compute: {array: {rows: 8, colls: 8}}\n"); });
+  EXPECT_TRUE(contains(e.what(), "compute.array.colls")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "did you mean 'cols'")) << e.what();
+}
+
+TEST(PlatformConfigErrors, InconsistentCombinations) {
+  InputError e = input_error([] { read_text("sram: {size: 64KiB, buffer_space: 64KiB}\n"); });
+  EXPECT_TRUE(contains(e.what(), "sram.buffer_space")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "must leave room")) << e.what();
+  e = input_error([] { read_text("icache: {size: 128B, line: 64B, ways: 4}\n"); });
+  EXPECT_TRUE(contains(e.what(), "icache.size: must hold at least one set")) << e.what();
+  e = input_error([] { read_text("ddr: {row_hit_latency: 50ns, row_miss_latency: 40ns}\n"); });
+  EXPECT_TRUE(contains(e.what(), "must not be shorter than row_hit_latency")) << e.what();
+  e = input_error(
+      [] { read_text("sram: {size: 16KiB, buffer_space: 8KiB}\ncompute: {units: 16}\n"); });
+  EXPECT_TRUE(contains(e.what(), "compute.units")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "less than 1KiB of SRAM")) << e.what();
+}
+
+TEST(PlatformConfigOverrides, SetOverrideApplied) {
+  TempDir dir;
+  const std::string path = dir.write("npu.yaml", "name: t\ndma: {channels: 2}\n");
+  const PlatformConfig c =
+      load_platform_config(path, {"dma.channels=8", "compute.array.rows=16", "name=over"});
+  EXPECT_EQ(c.dma.channels, 8u);
+  EXPECT_EQ(c.compute.array.rows, 16u);
+  EXPECT_EQ(c.name, "over");
+  EXPECT_EQ(c.effective["dma"]["channels"], 8);
+  EXPECT_EQ(c.file, path);
+}
+
+TEST(PlatformConfigOverrides, SetIntoEmptySection) {
+  TempDir dir;
+  const std::string path = dir.write("npu.yaml", "name: t\ndma:\n  # channels: 2\n");
+  EXPECT_EQ(load_platform_config(path, {}).dma.channels, 4u); // empty section: defaults
+  const PlatformConfig c = load_platform_config(path, {"dma.channels=8"});
+  EXPECT_EQ(c.dma.channels, 8u);
+}
+
+TEST(PlatformConfigOverrides, LaterOverrideWins) {
+  TempDir dir;
+  const std::string path = dir.write("npu.yaml", "name: t\n");
+  const PlatformConfig c = load_platform_config(path, {"dma.channels=8", "dma.channels=3"});
+  EXPECT_EQ(c.dma.channels, 3u);
+}
+
+TEST(PlatformConfigOverrides, BadOverrideKeyReported) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "name: t\n", &path, {"dma.chanels=4"});
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, "--set dma.chanels=4")) << what;
+  EXPECT_TRUE(contains(what, "dma.chanels")) << what;
+  EXPECT_TRUE(contains(what, "did you mean 'channels'")) << what;
+}
+
+TEST(PlatformConfigOverrides, BadOverrideValueReported) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "name: t\n", &path, {"compute.units=0"});
+  EXPECT_TRUE(contains(e.what(), "--set compute.units=0")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "must be at least 1")) << e.what();
+}
+
+TEST(PlatformConfigOverrides, OverrideInsideScalarReported) {
+  TempDir dir;
+  std::string path;
+  const InputError e = file_error(dir, "name: t\n", &path, {"name.x=1"});
+  EXPECT_TRUE(contains(e.what(), "is not a section")) << e.what();
+}
+
+TEST(PlatformConfigExtends, ChildOfShippedConfig) {
+  TempDir dir;
+  const std::string base = std::string(NPU_SOURCE_DIR) + "/configs/edge-npu.yaml";
+  const std::string path =
+      dir.write("mine.yaml", "extends: " + base + "\nname: mine\ncompute: {units: 2}\n");
+  const PlatformConfig c = load_platform_config(path, {});
+  EXPECT_EQ(c.name, "mine");
+  EXPECT_EQ(c.compute.units, 2u);
+  EXPECT_EQ(c.compute.array.rows, 32u); // from the parent
+  EXPECT_EQ(c.ddr.channels, 4u);        // from the parent
+  EXPECT_FALSE(c.effective.contains("extends"));
+}
+
+TEST(PlatformConfigShipped, EdgeNpuLoads) {
+  const std::string path = std::string(NPU_SOURCE_DIR) + "/configs/edge-npu.yaml";
+  const PlatformConfig c = load_platform_config(path, {});
+  EXPECT_EQ(c.name, "edge-npu");
+  EXPECT_EQ(c.ddr.preset, "LPDDR4-3200");
+  EXPECT_EQ(c.ddr.channels, 4u);
+  EXPECT_EQ(c.sram.size_bytes, 512u * 1024);
+  EXPECT_EQ(c.icache.size_bytes, 32u * 1024);
+  EXPECT_EQ(c.compute.units, 4u);
+  EXPECT_EQ(c.host.interrupt_latency_ps, 15000000u);
+  EXPECT_EQ(c.effective["ddr"]["preset"], "LPDDR4-3200");
+  EXPECT_TRUE(contains(c.effective.dump(), "\"preset\":\"LPDDR4-3200\""));
+}
+
+} // namespace
+} // namespace npu

@@ -1,0 +1,346 @@
+// Testbench parsing and validation: the SPEC format, name references with
+// "did you mean", unsatisfiable waits, buffer overruns and hardware checks.
+#include "config/node.h"
+#include "test_util.h"
+#include "testbench/testbench.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace npu {
+namespace {
+
+using test::contains;
+using test::input_error;
+
+// The testbench from SPEC.md, "Formats that users and checks rely on".
+const char* const kSpecExample = R"(name: two-streams
+kernels:
+  conv1: {op: conv2d, n: 1, c: 64, h: 56, w: 56, k: 64, r: 3, s: 3, dtype: int8, binary: 48KiB}
+  gemm:  {op: matmul, m: 512, n: 512, k: 512, dtype: int8, binary: 16KiB, units: 2}
+  tiny:  {op: cycles, cycles: 200, binary: 2KiB}
+buffers:
+  x: {size: 1MiB, memory: host}
+  y: {size: 1MiB, memory: ddr}
+streams: [s1, s2]
+program:
+  - memcpy: {dst: y, src: x, bytes: 1MiB, stream: s1, async: true}
+  - launch: {kernel: conv1, stream: s1, async: true, args: [y]}
+  - repeat: {count: 10, body: [{launch: {kernel: tiny, stream: s2, async: true}}]}
+  - host_work: 50us
+  - record: {event: e1, stream: s1}
+  - wait: {event: e1, stream: s2}
+  - sync: s1
+)";
+
+// A small testbench with a program to fill in (kernels k1/gemm, buffers a/b, streams s1/s2).
+std::string with_program(const std::string& program) {
+  return "name: t\n"
+         "kernels:\n"
+         "  k1: {op: cycles, cycles: 100}\n"
+         "  gemm: {op: matmul, m: 64, n: 64, k: 64}\n"
+         "buffers:\n"
+         "  a: {size: 4KiB}\n"
+         "  b: {size: 1KiB, memory: sram}\n"
+         "streams: [s1, s2]\n"
+         "program:\n" +
+         program;
+}
+
+Testbench read_text(const std::string& text) {
+  return read_testbench(cfg::parse_yaml_string(text, "tb.yaml"), "tb.yaml");
+}
+
+std::string error_of(const std::string& text) {
+  return input_error([&] { read_text(text); }).what();
+}
+
+TEST(TestbenchParse, SpecExample) {
+  const Testbench tb = read_text(kSpecExample);
+  EXPECT_EQ(tb.name, "two-streams");
+  EXPECT_EQ(tb.file, "tb.yaml");
+
+  ASSERT_EQ(tb.kernels.size(), 3u);
+  const KernelDesc& conv = tb.kernels[0].desc;
+  EXPECT_EQ(conv.name, "conv1");
+  EXPECT_EQ(conv.op.kind, OpKind::Conv2d);
+  EXPECT_EQ(conv.op.dtype, DType::Int8);
+  EXPECT_EQ(conv.op.batch, 1u);
+  EXPECT_EQ(conv.op.channels, 64u);
+  EXPECT_EQ(conv.op.height, 56u);
+  EXPECT_EQ(conv.op.width, 56u);
+  EXPECT_EQ(conv.op.filters, 64u);
+  EXPECT_EQ(conv.op.r, 3u);
+  EXPECT_EQ(conv.op.s, 3u);
+  EXPECT_EQ(conv.op.stride, 1u);
+  EXPECT_EQ(conv.op.pad, 1u); // "same" padding by default
+  EXPECT_EQ(conv.binary_bytes, 48u * 1024);
+  EXPECT_EQ(conv.units, 1u);
+  EXPECT_EQ(tb.kernels[0].loc.str(), "tb.yaml:3:3");
+  const KernelDesc& gemm = tb.kernels[1].desc;
+  EXPECT_EQ(gemm.op.kind, OpKind::Matmul);
+  EXPECT_EQ(gemm.op.m, 512u);
+  EXPECT_EQ(gemm.op.n, 512u);
+  EXPECT_EQ(gemm.op.k, 512u);
+  EXPECT_EQ(gemm.units, 2u);
+  EXPECT_EQ(gemm.binary_bytes, 16u * 1024);
+  const KernelDesc& tiny = tb.kernels[2].desc;
+  EXPECT_EQ(tiny.op.kind, OpKind::Cycles);
+  EXPECT_EQ(tiny.op.cycles, 200u);
+  EXPECT_EQ(tiny.binary_bytes, 2048u);
+
+  ASSERT_EQ(tb.buffers.size(), 2u);
+  EXPECT_EQ(tb.buffers[0].name, "x");
+  EXPECT_EQ(tb.buffers[0].bytes, 1u << 20);
+  EXPECT_EQ(tb.buffers[0].memory, MemoryKind::Host);
+  EXPECT_EQ(tb.buffers[1].memory, MemoryKind::Ddr);
+
+  ASSERT_EQ(tb.streams.size(), 2u);
+  EXPECT_EQ(tb.streams[0].name, "s1");
+  EXPECT_EQ(tb.streams[1].name, "s2");
+  EXPECT_EQ(tb.streams[0].priority, 0);
+  ASSERT_EQ(tb.events.size(), 1u);
+  EXPECT_EQ(tb.events[0], "e1");
+
+  ASSERT_EQ(tb.program.size(), 7u);
+  const Step& memcpy = tb.program[0];
+  EXPECT_EQ(memcpy.kind, Step::Kind::Memcpy);
+  EXPECT_EQ(memcpy.dst, 1u);
+  EXPECT_EQ(memcpy.src, 0u);
+  EXPECT_EQ(memcpy.bytes, 1u << 20);
+  EXPECT_EQ(memcpy.stream, 1u); // streams are index + 1
+  EXPECT_TRUE(memcpy.async);
+  EXPECT_EQ(memcpy.loc.str(), "tb.yaml:11:5");
+
+  const Step& launch = tb.program[1];
+  EXPECT_EQ(launch.kind, Step::Kind::Launch);
+  EXPECT_EQ(launch.kernel, 0u);
+  EXPECT_EQ(launch.stream, 1u);
+  EXPECT_TRUE(launch.async);
+  EXPECT_EQ(launch.args, (std::vector<uint32_t>{1}));
+
+  const Step& repeat = tb.program[2];
+  EXPECT_EQ(repeat.kind, Step::Kind::Repeat);
+  EXPECT_EQ(repeat.count, 10u);
+  ASSERT_EQ(repeat.body.size(), 1u);
+  EXPECT_EQ(repeat.body[0].kind, Step::Kind::Launch);
+  EXPECT_EQ(repeat.body[0].kernel, 2u);
+  EXPECT_EQ(repeat.body[0].stream, 2u);
+  EXPECT_TRUE(repeat.body[0].async);
+
+  EXPECT_EQ(tb.program[3].kind, Step::Kind::HostWork);
+  EXPECT_EQ(tb.program[3].duration_ps, 50000000u);
+  EXPECT_EQ(tb.program[4].kind, Step::Kind::Record);
+  EXPECT_EQ(tb.program[4].event, 0u);
+  EXPECT_EQ(tb.program[4].stream, 1u);
+  EXPECT_EQ(tb.program[5].kind, Step::Kind::Wait);
+  EXPECT_EQ(tb.program[5].event, 0u);
+  EXPECT_EQ(tb.program[5].stream, 2u);
+  EXPECT_EQ(tb.program[6].kind, Step::Kind::Sync);
+  EXPECT_EQ(tb.program[6].stream, 1u);
+  EXPECT_FALSE(tb.program[6].sync_device);
+  EXPECT_TRUE(looks_like_testbench(cfg::parse_yaml_string(kSpecExample, "tb.yaml")));
+}
+
+TEST(TestbenchParse, StreamsAsMapWithPriority) {
+  const Testbench tb = read_text("kernels: {k: {op: cycles, cycles: 1}}\n"
+                                 "streams: {hi: {priority: 5}, lo: {priority: -2}, plain: {}}\n"
+                                 "program:\n  - launch: {kernel: k, stream: lo}\n");
+  ASSERT_EQ(tb.streams.size(), 3u);
+  EXPECT_EQ(tb.streams[0].name, "hi");
+  EXPECT_EQ(tb.streams[0].priority, 5);
+  EXPECT_EQ(tb.streams[1].priority, -2);
+  EXPECT_EQ(tb.streams[2].priority, 0);
+  EXPECT_EQ(tb.program[0].stream, 2u);
+}
+
+TEST(TestbenchParse, StreamPriorityChecked) {
+  const std::string e = error_of("streams: {hi: {priority: 500}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "streams.hi.priority: must be at most 100")) << e;
+  EXPECT_TRUE(
+      contains(error_of("streams: {hi: {priorty: 1}}\nprogram: []\n"), "did you mean 'priority'"));
+}
+
+TEST(TestbenchParse, DefaultsAndSpecialTargets) {
+  const Testbench tb = read_text(with_program("  - launch: {kernel: k1}\n"
+                                              "  - launch: {kernel: k1, stream: default}\n"
+                                              "  - memcpy: {dst: a, src: b}\n"
+                                              "  - sync: device\n"
+                                              "  - sync: default\n"));
+  ASSERT_EQ(tb.program.size(), 5u);
+  EXPECT_EQ(tb.program[0].stream, 0u);
+  EXPECT_FALSE(tb.program[0].async);
+  EXPECT_TRUE(tb.program[0].args.empty());
+  EXPECT_EQ(tb.program[1].stream, 0u);
+  EXPECT_EQ(tb.program[2].bytes, 1024u); // the smaller of the two buffers
+  EXPECT_TRUE(tb.program[3].sync_device);
+  EXPECT_FALSE(tb.program[4].sync_device);
+  EXPECT_EQ(tb.program[4].stream, 0u);
+  EXPECT_EQ(tb.buffers[1].memory, MemoryKind::Sram);
+  EXPECT_EQ(tb.kernels[1].desc.binary_bytes, 4096u);
+}
+
+TEST(TestbenchParse, ConvolutionStrideAndPad) {
+  const Testbench tb = read_text(
+      "kernels:\n  c: {op: conv2d, n: 2, c: 3, h: 224, w: 224, k: 64, r: 7, s: 7, stride: 2}\n"
+      "  v: {op: conv2d, n: 1, c: 8, h: 8, w: 8, k: 8, r: 3, s: 3, pad: 0, dtype: fp16}\n"
+      "program: []\n");
+  EXPECT_EQ(tb.kernels[0].desc.op.stride, 2u);
+  EXPECT_EQ(tb.kernels[0].desc.op.pad, 3u);
+  EXPECT_EQ(tb.kernels[1].desc.op.pad, 0u);
+  EXPECT_EQ(tb.kernels[1].desc.op.dtype, DType::Fp16);
+}
+
+TEST(TestbenchParse, EventRecordedAfterWaitIsAccepted) {
+  const Testbench tb = read_text(with_program("  - wait: {event: e, stream: s2}\n"
+                                              "  - record: {event: e, stream: s1}\n"));
+  ASSERT_EQ(tb.events.size(), 1u);
+  EXPECT_EQ(tb.program[0].event, tb.program[1].event);
+}
+
+TEST(TestbenchErrors, UnknownKernelHasHint) {
+  const std::string e = error_of(with_program("  - launch: {kernel: k2}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:10:22")) << e;
+  EXPECT_TRUE(contains(e, "unknown kernel 'k2'; did you mean 'k1'?")) << e;
+  EXPECT_TRUE(contains(e, "program[0].launch.kernel")) << e;
+}
+
+TEST(TestbenchErrors, UnknownBufferHasHint) {
+  std::string e = error_of(with_program("  - launch: {kernel: k1, args: [a, bb]}\n"));
+  EXPECT_TRUE(contains(e, "unknown buffer 'bb'; did you mean 'b'?")) << e;
+  e = error_of(with_program("  - memcpy: {dst: aa, src: b}\n"));
+  EXPECT_TRUE(contains(e, "unknown buffer 'aa'; did you mean 'a'?")) << e;
+  EXPECT_TRUE(contains(e, "program[0].memcpy.dst")) << e;
+}
+
+TEST(TestbenchErrors, UnknownStreamHasHint) {
+  std::string e = error_of(with_program("  - launch: {kernel: k1, stream: s3}\n"));
+  EXPECT_TRUE(contains(e, "unknown stream 's3'; did you mean 's1'?")) << e;
+  e = error_of(with_program("  - sync: s9\n"));
+  EXPECT_TRUE(contains(e, "unknown stream 's9'")) << e;
+  e = error_of("kernels: {k: {op: cycles, cycles: 1}}\nprogram:\n  - launch: {kernel: k, stream: "
+               "s1}\n");
+  EXPECT_TRUE(contains(e, "unknown stream 's1'; none is declared")) << e;
+}
+
+TEST(TestbenchErrors, UnknownStepKindHasHint) {
+  const std::string e = error_of(with_program("  - lauch: {kernel: k1}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:10:5")) << e;
+  EXPECT_TRUE(contains(e, "unknown step 'lauch'")) << e;
+  EXPECT_TRUE(contains(e, "did you mean 'launch'")) << e;
+}
+
+TEST(TestbenchErrors, StepWithTwoKindsRejected) {
+  const std::string e = error_of(with_program("  - {launch: {kernel: k1}, sync: device}\n"));
+  EXPECT_TRUE(contains(e, "expected one step such as {launch: {...}}")) << e;
+}
+
+TEST(TestbenchErrors, WaitOnEventNeverRecorded) {
+  const std::string e = error_of(with_program("  - record: {event: e1, stream: s1}\n"
+                                              "  - wait: {event: e2, stream: s2}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:19")) << e;
+  EXPECT_TRUE(contains(e, "event 'e2' is waited for but never recorded")) << e;
+}
+
+TEST(TestbenchErrors, WaitInsideRepeatNeverRecorded) {
+  const std::string e =
+      error_of(with_program("  - repeat: {count: 2, body: [{wait: {event: lost, stream: s1}}]}\n"));
+  EXPECT_TRUE(contains(e, "never recorded")) << e;
+}
+
+// A record inside `repeat: {count: 0}` never runs, so a wait on it can never finish
+// (HostCpu::wait_event waits for at least the first record).
+TEST(TestbenchErrors, WaitOnEventRecordedOnlyInEmptyRepeat) {
+  const std::string e =
+      error_of(with_program("  - repeat: {count: 0, body: [{record: {event: e1, stream: s1}}]}\n"
+                            "  - wait: {event: e1, stream: s2}\n"));
+  EXPECT_TRUE(contains(e, "never recorded")) << e;
+}
+
+TEST(TestbenchErrors, MemcpyLargerThanBuffer) {
+  const std::string e = error_of(with_program("  - memcpy: {dst: a, src: b, bytes: 2KiB}\n"));
+  EXPECT_TRUE(contains(e, "program[0].memcpy.bytes")) << e;
+  EXPECT_TRUE(contains(e, "2KiB overruns a buffer")) << e;
+  EXPECT_TRUE(contains(e, "source 'b' 1KiB")) << e;
+  EXPECT_TRUE(contains(e, "destination 'a' 4KiB")) << e;
+}
+
+TEST(TestbenchErrors, KernelErrors) {
+  std::string e = error_of("kernels: {k: {cycles: 5}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "kernels.k.op: missing required key")) << e;
+  e = error_of("kernels: {k: {op: matmull, m: 1}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "did you mean 'matmul'")) << e;
+  e = error_of("kernels: {k: {op: matmul, m: 4, n: 4}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "kernels.k.k: missing required key")) << e;
+  e = error_of("kernels: {k: {op: matmul, m: 4, n: 4, k: 4, mm: 3}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "kernels.k.mm: unknown key; did you mean 'm'?")) << e;
+  e = error_of("kernels: {k: {op: conv2d, n: 1, c: 1, h: 1, w: 1, k: 1, r: 5, s: 5, pad: 0}}\n"
+               "program: []\n");
+  EXPECT_TRUE(contains(e, "filter larger than the padded input")) << e;
+  e = error_of("kernels: {k: {op: cycles, cycles: 1, dtype: int4}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "kernels.k.dtype")) << e;
+  e = error_of("kernels: {k:}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "needs at least an op")) << e;
+}
+
+TEST(TestbenchErrors, StreamNamesChecked) {
+  std::string e = error_of("streams: [s1, s1]\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "duplicate stream name 's1'")) << e;
+  e = error_of("streams: [default]\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "'default' is reserved")) << e;
+  e = error_of("streams: s1\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "expected a list of stream names or a map of streams")) << e;
+}
+
+TEST(TestbenchErrors, ProgramShapeChecked) {
+  std::string e = error_of("kernels: {k: {op: cycles, cycles: 1}}\n");
+  EXPECT_TRUE(contains(e, "program: missing required key")) << e;
+  e = error_of("program: {launch: {kernel: k}}\n");
+  EXPECT_TRUE(contains(e, "expected a list of steps, got a map")) << e;
+  e = error_of(with_program("  - host_work: 50\n"));
+  EXPECT_TRUE(contains(e, "missing unit")) << e;
+  e = error_of("name: t\nprogramm: []\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "did you mean 'program'")) << e;
+  e = error_of(with_program("  - launch: {kernel: k1, asyn: true}\n"));
+  EXPECT_TRUE(contains(e, "did you mean 'async'")) << e;
+}
+
+TEST(TestbenchErrors, RepeatNestingLimited) {
+  std::string body = "[{sync: device}]";
+  for (int i = 0; i < 17; ++i)
+    body = "[{repeat: {count: 1, body: " + body + "}}]";
+  const std::string e = error_of("program: " + body + "\n");
+  EXPECT_TRUE(contains(e, "repeat blocks nested deeper than 16")) << e;
+}
+
+TEST(TestbenchCheck, KernelWithMoreUnitsThanConfigRejected) {
+  const PlatformConfig config = read_platform_config(
+      cfg::parse_yaml_string("name: small\ncompute: {units: 2}\n", "cfg.yaml"), "cfg.yaml");
+  const Testbench ok = read_text("kernels: {k: {op: cycles, cycles: 1, units: 2}}\nprogram: []\n");
+  EXPECT_NO_THROW(check_testbench(ok, config));
+  const Testbench big = read_text("kernels: {k: {op: cycles, cycles: 1, units: 3}}\nprogram: []\n");
+  const InputError e = input_error([&] { check_testbench(big, config); });
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, "tb.yaml:1:11")) << what;
+  EXPECT_TRUE(contains(what, "kernels.k.units")) << what;
+  EXPECT_TRUE(contains(what, "asks for 3 units but 'small' has 2")) << what;
+}
+
+TEST(TestbenchCheck, SramBuffersMustFitBufferSpace) {
+  const PlatformConfig config = read_platform_config(
+      cfg::parse_yaml_string("name: s\nsram: {buffer_space: 64KiB}\n", "cfg.yaml"), "cfg.yaml");
+  const Testbench ok = read_text("buffers: {a: {size: 32KiB, memory: sram}, "
+                                 "b: {size: 32KiB, memory: sram}, c: {size: 1GiB}}\nprogram: []\n");
+  EXPECT_NO_THROW(check_testbench(ok, config));
+  // 32KiB + 32KiB + 1B rounds up past 64KiB.
+  const Testbench big = read_text("buffers: {a: {size: 32KiB, memory: sram}, "
+                                  "b: {size: 32KiB, memory: sram}, c: {size: 1, memory: sram}}\n"
+                                  "program: []\n");
+  const InputError e = input_error([&] { check_testbench(big, config); });
+  EXPECT_TRUE(contains(e.what(), "SRAM buffers need 65792B but sram.buffer_space is 64KiB"))
+      << e.what();
+}
+
+} // namespace
+} // namespace npu

@@ -1,0 +1,149 @@
+// Command descriptors and launch-argument blocks: the byte layout the driver writes.
+#include "models/scheduler/command.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace npu {
+namespace {
+
+Descriptor sample() {
+  Descriptor d;
+  d.type = CommandType::EventWait;
+  d.queue = 7;
+  d.command_id = 0x0102030405060708ull;
+  d.a = 0x1111222233334444ull;
+  d.b = 0xfedcba9876543210ull;
+  d.c = 42;
+  d.d = 3;
+  d.arg_bytes = 1024;
+  d.units = 4;
+  d.priority = -3;
+  return d;
+}
+
+TEST(Descriptor, RoundTrip) {
+  const Descriptor in = sample();
+  const auto bytes = in.encode();
+  EXPECT_EQ(bytes.size(), Descriptor::kBytes);
+  Descriptor out;
+  ASSERT_TRUE(Descriptor::decode(bytes.data(), &out));
+  EXPECT_EQ(out.type, in.type);
+  EXPECT_EQ(out.queue, in.queue);
+  EXPECT_EQ(out.command_id, in.command_id);
+  EXPECT_EQ(out.a, in.a);
+  EXPECT_EQ(out.b, in.b);
+  EXPECT_EQ(out.c, in.c);
+  EXPECT_EQ(out.d, in.d);
+  EXPECT_EQ(out.arg_bytes, in.arg_bytes);
+  EXPECT_EQ(out.units, in.units);
+  EXPECT_EQ(out.priority, -3);
+}
+
+TEST(Descriptor, EveryTypeRoundTrips) {
+  for (CommandType t :
+       {CommandType::Kernel, CommandType::Copy, CommandType::EventRecord, CommandType::EventWait}) {
+    Descriptor in;
+    in.type = t;
+    Descriptor out;
+    out.type = CommandType::Kernel;
+    ASSERT_TRUE(Descriptor::decode(in.encode().data(), &out));
+    EXPECT_EQ(out.type, t);
+  }
+}
+
+TEST(Descriptor, LittleEndianLayout) {
+  const auto bytes = sample().encode();
+  EXPECT_EQ(bytes[0], 4); // type EventWait
+  EXPECT_EQ(bytes[1], 0);
+  EXPECT_EQ(bytes[4], 7);    // queue
+  EXPECT_EQ(bytes[8], 0x08); // command_id, low byte first
+  EXPECT_EQ(bytes[15], 0x01);
+  EXPECT_EQ(bytes[16], 0x44); // a
+  EXPECT_EQ(bytes[24], 0x10); // b
+  EXPECT_EQ(bytes[32], 42);   // c
+  EXPECT_EQ(bytes[40], 3);    // d
+  EXPECT_EQ(bytes[48], 0x00); // arg_bytes = 0x400
+  EXPECT_EQ(bytes[49], 0x04);
+  EXPECT_EQ(bytes[52], 4);    // units
+  EXPECT_EQ(bytes[56], 0xfd); // priority -3
+  EXPECT_EQ(bytes[59], 0xff);
+  for (size_t i = 60; i < bytes.size(); ++i)
+    EXPECT_EQ(bytes[i], 0) << i;
+}
+
+TEST(Descriptor, RejectsBadType) {
+  auto bytes = sample().encode();
+  Descriptor out;
+  for (uint8_t bad : {0, 5, 255}) {
+    bytes[0] = bad;
+    EXPECT_FALSE(Descriptor::decode(bytes.data(), &out)) << int{bad};
+  }
+  bytes[0] = 1;
+  bytes[3] = 1; // type 0x01000001
+  EXPECT_FALSE(Descriptor::decode(bytes.data(), &out));
+}
+
+TEST(Descriptor, RejectsOversizedArgumentBlock) {
+  Descriptor in = sample();
+  in.arg_bytes = CommandLayout::kArgBytes + 1;
+  Descriptor out;
+  EXPECT_FALSE(Descriptor::decode(in.encode().data(), &out));
+}
+
+TEST(LaunchArgs, RoundTrip) {
+  const std::vector<Region> in = {{0x1000, 64}, {0xffff'ffff'0000ull, 1ull << 20}, {0, 0}};
+  const std::vector<uint8_t> bytes = encode_args(in);
+  EXPECT_EQ(bytes.size(), 8u + 16 * 3);
+  EXPECT_EQ(bytes[0], 3);
+  std::vector<Region> out = {{9, 9}}; // cleared by decode
+  ASSERT_TRUE(decode_args(bytes.data(), static_cast<uint32_t>(bytes.size()), &out));
+  ASSERT_EQ(out.size(), 3u);
+  for (size_t i = 0; i < in.size(); ++i) {
+    EXPECT_EQ(out[i].addr, in[i].addr) << i;
+    EXPECT_EQ(out[i].bytes, in[i].bytes) << i;
+  }
+}
+
+TEST(LaunchArgs, EmptyAndTruncated) {
+  const std::vector<uint8_t> empty = encode_args({});
+  EXPECT_EQ(empty.size(), 8u);
+  std::vector<Region> out = {{1, 1}};
+  EXPECT_TRUE(decode_args(empty.data(), 8, &out));
+  EXPECT_TRUE(out.empty());
+  EXPECT_TRUE(decode_args(empty.data(), 0, &out)); // no argument block at all
+  EXPECT_FALSE(decode_args(empty.data(), 4, &out));
+  const std::vector<uint8_t> two = encode_args({{1, 2}, {3, 4}});
+  EXPECT_FALSE(decode_args(two.data(), static_cast<uint32_t>(two.size() - 1), &out));
+  EXPECT_TRUE(decode_args(two.data(), static_cast<uint32_t>(two.size() + 0), &out));
+  EXPECT_EQ(out.size(), 2u);
+}
+
+TEST(LaunchArgs, MaxArgsFitTheBlock) {
+  std::vector<Region> regions(CommandLayout::kMaxArgs, Region{1, 1});
+  EXPECT_EQ(CommandLayout::kMaxArgs, 63u);
+  EXPECT_LE(encode_args(regions).size(), CommandLayout::kArgBytes);
+}
+
+TEST(CommandLayout, AddressesDoNotOverlap) {
+  CommandLayout l;
+  l.base = 0x10000;
+  l.queues = 2;
+  l.entries = 4;
+  EXPECT_EQ(l.total_slots(), 8u);
+  EXPECT_EQ(l.descriptor_addr(0, 0), 0x10000u);
+  EXPECT_EQ(l.descriptor_addr(1, 1), 0x10000u + 5 * 64);
+  EXPECT_EQ(l.descriptor_addr(1, 5), l.descriptor_addr(1, 1)); // slots wrap
+  EXPECT_EQ(l.arg_addr(0, 0), 0x10000u + 8 * 64);
+  EXPECT_EQ(l.arg_addr(1, 3), 0x10000u + 8 * 64 + 7 * 1024);
+  EXPECT_EQ(l.completion_addr(0, 0), 0x10000u + 8 * (64 + 1024));
+  EXPECT_EQ(l.completion_addr(1, 3), 0x10000u + 8 * (64 + 1024) + 7 * 16);
+  EXPECT_EQ(l.end(), 0x10000u + 8 * (64 + 1024 + 16));
+  EXPECT_LE(l.completion_addr(1, 3) + 16, l.end());
+}
+
+} // namespace
+} // namespace npu

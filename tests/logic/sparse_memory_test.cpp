@@ -1,0 +1,89 @@
+// Sparse byte storage: zero until written, 4 KiB pages allocated on first write.
+#include "common/sparse_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+namespace npu {
+namespace {
+
+TEST(SparseMemory, UntouchedReadsZero) {
+  const SparseMemory mem(1 << 20);
+  std::vector<uint8_t> buf(8192, 0xAB);
+  mem.read(100, buf.data(), buf.size());
+  for (uint8_t b : buf)
+    ASSERT_EQ(b, 0);
+  EXPECT_EQ(mem.touched_bytes(), 0u);
+  EXPECT_EQ(mem.size_bytes(), 1u << 20);
+}
+
+TEST(SparseMemory, WriteAcrossPageBoundaryReadsBack) {
+  SparseMemory mem(1 << 20);
+  std::vector<uint8_t> data(10);
+  std::iota(data.begin(), data.end(), uint8_t{1});
+  mem.write(4090, data.data(), data.size()); // 6 bytes in page 0, 4 in page 1
+  EXPECT_EQ(mem.touched_bytes(), 8192u);
+  std::vector<uint8_t> back(14, 0xEE);
+  mem.read(4088, back.data(), back.size());
+  EXPECT_EQ(back, (std::vector<uint8_t>{0, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 0, 0}));
+}
+
+TEST(SparseMemory, LargeWriteSpanningPages) {
+  SparseMemory mem(1 << 20);
+  std::vector<uint8_t> data(3 * 4096 + 96); // [4000, 16384): ends exactly on a page boundary
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<uint8_t>(i * 7 + 3);
+  mem.write(4000, data.data(), data.size());
+  EXPECT_EQ(mem.touched_bytes(), 4u * 4096); // pages 0..3, not page 4
+  std::vector<uint8_t> back(data.size());
+  mem.read(4000, back.data(), back.size());
+  EXPECT_EQ(back, data);
+}
+
+TEST(SparseMemory, TouchedBytesGrowByPages) {
+  SparseMemory mem(1 << 20);
+  const uint8_t one = 0x5A;
+  mem.write(0, &one, 1);
+  EXPECT_EQ(mem.touched_bytes(), 4096u);
+  mem.write(4095, &one, 1); // same page
+  EXPECT_EQ(mem.touched_bytes(), 4096u);
+  mem.write(1 << 19, &one, 1);
+  EXPECT_EQ(mem.touched_bytes(), 8192u);
+  mem.write(4096, &one, 1);
+  EXPECT_EQ(mem.touched_bytes(), 12288u);
+  uint8_t b = 0;
+  mem.read(1 << 19, &b, 1);
+  EXPECT_EQ(b, 0x5A);
+  mem.read((1 << 19) + 1, &b, 1); // rest of a touched page is zero
+  EXPECT_EQ(b, 0);
+}
+
+TEST(SparseMemory, OverwriteKeepsNeighbours) {
+  SparseMemory mem(1 << 16);
+  const std::vector<uint8_t> a(16, 0x11);
+  const std::vector<uint8_t> b(4, 0x22);
+  mem.write(100, a.data(), a.size());
+  mem.write(106, b.data(), b.size());
+  std::vector<uint8_t> back(16);
+  mem.read(100, back.data(), back.size());
+  EXPECT_EQ(back, (std::vector<uint8_t>{0x11, 0x11, 0x11, 0x11, 0x11, 0x11, 0x22, 0x22, 0x22, 0x22,
+                                        0x11, 0x11, 0x11, 0x11, 0x11, 0x11}));
+}
+
+TEST(SparseMemory, ContainsChecksBoundsWithoutOverflow) {
+  const SparseMemory mem(1 << 20);
+  EXPECT_TRUE(mem.contains(0, 1 << 20));
+  EXPECT_FALSE(mem.contains(1, 1 << 20));
+  EXPECT_TRUE(mem.contains((1 << 20) - 4, 4));
+  EXPECT_FALSE(mem.contains((1 << 20) - 4, 5));
+  EXPECT_TRUE(mem.contains(1 << 20, 0));
+  EXPECT_FALSE(mem.contains((1 << 20) + 1, 0));
+  EXPECT_FALSE(mem.contains(UINT64_MAX, 2));
+  EXPECT_FALSE(mem.contains(16, UINT64_MAX));
+}
+
+} // namespace
+} // namespace npu

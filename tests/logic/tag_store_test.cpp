@@ -1,0 +1,131 @@
+// Set-associative tag array with true LRU.
+#include "models/icache/tag_store.h"
+
+#include <gtest/gtest.h>
+
+namespace npu {
+namespace {
+
+// 256 B, 64 B lines, 2 ways: 2 sets. Lines 0, 2, 4 (addresses 0, 128, 256) share set 0.
+constexpr uint64_t kA = 0, kB = 128, kC = 256, kOtherSet = 64;
+
+TEST(TagStore, Geometry) {
+  const TagStore t(32 * 1024, 64, 4);
+  EXPECT_EQ(t.sets(), 128u);
+  EXPECT_EQ(t.ways(), 4u);
+  EXPECT_EQ(t.line_bytes(), 64u);
+  EXPECT_EQ(TagStore(256, 64, 2).sets(), 2u);
+}
+
+TEST(TagStore, MissThenHitOnWholeLine) {
+  TagStore t(256, 64, 2);
+  EXPECT_FALSE(t.lookup(kA));
+  EXPECT_FALSE(t.insert(kA));
+  EXPECT_TRUE(t.lookup(kA));
+  EXPECT_TRUE(t.lookup(63));  // same line
+  EXPECT_FALSE(t.lookup(64)); // next line, other set
+  EXPECT_TRUE(t.contains(10));
+  EXPECT_FALSE(t.contains(kB));
+}
+
+TEST(TagStore, FillingEmptyWaysEvictsNothing) {
+  TagStore t(256, 64, 2);
+  EXPECT_FALSE(t.insert(kA));
+  EXPECT_FALSE(t.insert(kB));
+  EXPECT_FALSE(t.insert(kOtherSet));
+  EXPECT_FALSE(t.insert(kOtherSet + 128));
+  EXPECT_TRUE(t.contains(kA));
+  EXPECT_TRUE(t.contains(kB));
+  EXPECT_TRUE(t.contains(kOtherSet));
+}
+
+TEST(TagStore, EvictsLeastRecentlyUsed) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kB);
+  EXPECT_TRUE(t.insert(kC)); // kA is oldest
+  EXPECT_FALSE(t.contains(kA));
+  EXPECT_TRUE(t.contains(kB));
+  EXPECT_TRUE(t.contains(kC));
+}
+
+TEST(TagStore, LookupHitRefreshesAge) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kB);
+  EXPECT_TRUE(t.lookup(kA)); // kB is now the LRU way
+  EXPECT_TRUE(t.insert(kC));
+  EXPECT_TRUE(t.contains(kA));
+  EXPECT_FALSE(t.contains(kB));
+  EXPECT_TRUE(t.contains(kC));
+}
+
+TEST(TagStore, ContainsDoesNotRefreshAge) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kB);
+  EXPECT_TRUE(t.contains(kA)); // must not make kA recent
+  EXPECT_TRUE(t.insert(kC));
+  EXPECT_FALSE(t.contains(kA));
+  EXPECT_TRUE(t.contains(kB));
+}
+
+TEST(TagStore, ReinsertRefreshesWithoutEviction) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kB);
+  EXPECT_FALSE(t.insert(kA + 8)); // already present: no eviction, now most recent
+  EXPECT_TRUE(t.insert(kC));
+  EXPECT_TRUE(t.contains(kA));
+  EXPECT_FALSE(t.contains(kB));
+}
+
+TEST(TagStore, SetsAreIndependent) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kB);
+  EXPECT_FALSE(t.insert(kOtherSet));
+  EXPECT_FALSE(t.insert(kOtherSet + 128));
+  EXPECT_TRUE(t.insert(kOtherSet + 256)); // evicts within set 1 only
+  EXPECT_TRUE(t.contains(kA));
+  EXPECT_TRUE(t.contains(kB));
+  EXPECT_FALSE(t.contains(kOtherSet));
+}
+
+TEST(TagStore, LruOrderAcrossFourWays) {
+  TagStore t(4 * 64, 64, 4); // one set
+  for (uint64_t line = 0; line < 4; ++line)
+    EXPECT_FALSE(t.insert(line * 64));
+  t.lookup(0);
+  t.lookup(64);
+  // Age order now: 2 (oldest), 3, 0, 1.
+  EXPECT_TRUE(t.insert(4 * 64));
+  EXPECT_FALSE(t.contains(2 * 64));
+  EXPECT_TRUE(t.insert(5 * 64));
+  EXPECT_FALSE(t.contains(3 * 64));
+  EXPECT_TRUE(t.insert(6 * 64));
+  EXPECT_FALSE(t.contains(0));
+  EXPECT_TRUE(t.contains(64));
+}
+
+TEST(TagStore, ClearEmptiesEverything) {
+  TagStore t(256, 64, 2);
+  t.insert(kA);
+  t.insert(kOtherSet);
+  t.clear();
+  EXPECT_FALSE(t.contains(kA));
+  EXPECT_FALSE(t.lookup(kOtherSet));
+  EXPECT_FALSE(t.insert(kA));
+  EXPECT_FALSE(t.insert(kB)); // the set is empty again, so no eviction
+}
+
+TEST(TagStore, HighAddressesMapByLineNumber) {
+  TagStore t(256, 64, 2);
+  const uint64_t high = (uint64_t{1} << 40) + 128; // line 2^34 + 2: set 0
+  EXPECT_FALSE(t.insert(high));
+  EXPECT_TRUE(t.contains(high + 63));
+  EXPECT_FALSE(t.contains(128)); // same set, different tag
+}
+
+} // namespace
+} // namespace npu

@@ -4,7 +4,6 @@
 #include "config/units.h"
 
 #include <algorithm>
-#include <deque>
 #include <sstream>
 
 namespace npu {
@@ -12,11 +11,14 @@ namespace npu {
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config)
     : sc_module(name), socket("socket"), m_config(config),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_channels(config.channels), m_buffer(config.burst_bytes) {}
+      m_channels(config.channels) {
+  for (size_t i = 0; i < m_channels.size(); ++i)
+    m_channels[i].workers =
+        std::make_unique<WorkerPool>(("channel" + std::to_string(i)).c_str(), config.outstanding);
+}
 
 uint32_t DmaEngine::acquire() {
   while (true) {
-    // Round-robin over free channels keeps the load even and the choice deterministic.
     for (uint32_t i = 0; i < m_channels.size(); ++i) {
       const uint32_t ch = (m_next_channel + i) % m_channels.size();
       if (!m_channels[ch].busy) {
@@ -35,56 +37,61 @@ static std::string hex(uint64_t v) {
   return s.str();
 }
 
-void DmaEngine::copy(uint64_t dst, uint64_t src, uint64_t bytes, const std::string& what,
-                     const NpuExtension& tag) {
-  if (bytes == 0)
+void DmaEngine::burst(const DmaTransfer& t, uint64_t index, const std::string& what,
+                      const NpuExtension& tag) {
+  const uint64_t per_row = (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes;
+  const uint64_t row = index / per_row;
+  const uint64_t offset = (index % per_row) * m_config.burst_bytes;
+  const uint32_t len = static_cast<uint32_t>(std::min(m_config.burst_bytes, t.row_bytes - offset));
+  const uint64_t src = t.src + row * t.src_stride + offset;
+  const uint64_t dst = t.dst + row * t.dst_stride + offset;
+  std::vector<uint8_t> data(len);
+  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  auto status = transact(socket, tlm::TLM_READ_COMMAND, src, data.data(), len, tag, delay);
+  sc_core::wait(delay);
+  if (status == tlm::TLM_OK_RESPONSE) {
+    delay = sc_core::SC_ZERO_TIME;
+    status = transact(socket, tlm::TLM_WRITE_COMMAND, dst, data.data(), len, tag, delay);
+    sc_core::wait(delay);
+  }
+  if (status != tlm::TLM_OK_RESPONSE)
+    throw SimulationError(
+        "DMA transfer '" + what + "' (" + units::format_bytes(t.bytes()) + " from " + hex(t.src) +
+        " to " + hex(t.dst) + ") failed at offset " + std::to_string(row * t.row_bytes + offset) +
+        ": " + (status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address not mapped" : "bus error"));
+}
+
+void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExtension& tag) {
+  if (t.bytes() == 0)
     return;
   const uint32_t ch = acquire();
+  Channel& channel = m_channels[ch];
   const uint64_t begin = to_ps(sc_core::sc_time_stamp());
-  sc_core::wait(ps(m_config.setup_latency_ps));
   NpuExtension ext = tag;
   ext.who = Initiator::Dma;
-  std::deque<uint64_t> inflight; // completion times of bursts in flight, oldest first
-  uint64_t issue = to_ps(sc_core::sc_time_stamp());
-  uint64_t last_done = issue;
-  for (uint64_t offset = 0; offset < bytes;) {
-    const uint64_t len = std::min(bytes - offset, m_config.burst_bytes);
-    if (inflight.size() == m_config.outstanding) {
-      issue = std::max(issue, inflight.front());
-      inflight.pop_front();
-    }
-    // Temporal decoupling: run ahead of simulated time by at most one quantum.
-    const uint64_t now = to_ps(sc_core::sc_time_stamp());
-    if (issue > now + m_config.quantum_ps)
-      sc_core::wait(ps(issue - now));
-    sc_core::sc_time delay = ps(issue) - sc_core::sc_time_stamp();
-    auto status = transact(socket, tlm::TLM_READ_COMMAND, src + offset, m_buffer.data(),
-                           static_cast<uint32_t>(len), ext, delay);
-    if (status == tlm::TLM_OK_RESPONSE)
-      status = transact(socket, tlm::TLM_WRITE_COMMAND, dst + offset, m_buffer.data(),
-                        static_cast<uint32_t>(len), ext, delay);
-    if (status != tlm::TLM_OK_RESPONSE) {
-      m_channels[ch].busy = false;
-      m_channel_freed.notify(sc_core::SC_ZERO_TIME);
-      throw SimulationError(
-          "DMA transfer '" + what + "' (" + units::format_bytes(bytes) + " from " + hex(src) +
-          " to " + hex(dst) + ") failed at offset " + std::to_string(offset) + ": " +
-          (status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address not mapped" : "bus error"));
-    }
-    const uint64_t done = to_ps(sc_core::sc_time_stamp() + delay);
-    inflight.push_back(done);
-    last_done = std::max(last_done, done);
-    issue += m_period_ps;
-    offset += len;
+  const uint64_t per_row = (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes;
+  uint64_t issued = 0;
+  try {
+    sc_core::wait(ps(m_config.setup_latency_ps));
+    channel.workers->run(per_row * t.rows, [&](uint64_t index) {
+      // The channel issues at most one burst per cycle.
+      const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      if (slot > now)
+        sc_core::wait(ps(slot - now));
+      burst(t, index, what, ext);
+      ++issued;
+    });
+  } catch (...) {
+    channel.busy = false;
+    m_channel_freed.notify(sc_core::SC_ZERO_TIME);
+    throw;
   }
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
-  if (last_done > now)
-    sc_core::wait(ps(last_done - now));
-  Channel& c = m_channels[ch];
-  c.bytes += bytes;
-  ++c.transfers;
-  c.busy_ps += to_ps(sc_core::sc_time_stamp()) - begin;
-  c.busy = false;
+  m_bursts += issued;
+  channel.bytes += t.bytes();
+  ++channel.transfers;
+  channel.busy_ps += to_ps(sc_core::sc_time_stamp()) - begin;
+  channel.busy = false;
   m_channel_freed.notify(sc_core::SC_ZERO_TIME);
 }
 
@@ -96,7 +103,8 @@ StatGroup DmaEngine::stats(uint64_t simulated_ps) const {
     transfers += c.transfers;
     busy += c.busy_ps;
   }
-  g.add("transfers", static_cast<double>(transfers), "count", "completed copies");
+  g.add("transfers", static_cast<double>(transfers), "count", "completed transfers");
+  g.add("bursts", static_cast<double>(m_bursts), "count", "read-then-write bursts moved");
   g.add("bytes", static_cast<double>(bytes), "bytes", "bytes copied");
   g.add("utilization",
         simulated_ps
@@ -105,6 +113,13 @@ StatGroup DmaEngine::stats(uint64_t simulated_ps) const {
         "ratio", "fraction of time channels were busy");
   g.add("achieved_gbps", busy ? bytes / (static_cast<double>(busy) * 1e-12) / 1e9 : 0, "GB/s",
         "bytes per busy second of a channel");
+  for (size_t i = 0; i < m_channels.size(); ++i) {
+    const Channel& c = m_channels[i];
+    const std::string name = "channel" + std::to_string(i);
+    g.add(name + "_bytes", static_cast<double>(c.bytes), "bytes", "bytes moved by " + name);
+    g.add(name + "_gbps", c.busy_ps ? c.bytes / (static_cast<double>(c.busy_ps) * 1e-12) / 1e9 : 0,
+          "GB/s", "achieved bandwidth of " + name + " while busy");
+  }
   return g;
 }
 

@@ -11,7 +11,6 @@ DmaConfig read_dma_config(cfg::Section& s) {
   c.outstanding = static_cast<uint32_t>(s.integer("outstanding", c.outstanding, 1, 256));
   c.setup_latency_ps = s.time_ps("setup_latency", c.setup_latency_ps);
   c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
-  c.quantum_ps = s.time_ps("quantum", c.quantum_ps, 1000);
   s.finish();
   return c;
 }

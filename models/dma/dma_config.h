@@ -13,7 +13,6 @@ struct DmaConfig {
   uint32_t outstanding = 8;           ///< bursts in flight per channel
   uint64_t setup_latency_ps = 100000; ///< descriptor decode and channel start
   double frequency_hz = 1e9;          ///< issue clock: one burst per cycle at most
-  uint64_t quantum_ps = 1000000;      ///< temporal-decoupling quantum of a transfer
 };
 
 DmaConfig read_dma_config(cfg::Section& section);

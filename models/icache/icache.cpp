@@ -3,14 +3,14 @@
 #include "common/error.h"
 
 #include <algorithm>
-#include <deque>
 
 namespace npu {
 
 ICache::ICache(sc_core::sc_module_name name, const ICacheConfig& config, int unit)
     : sc_module(name), socket("socket"), m_config(config), m_unit(unit),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_tags(config.size_bytes, config.line_bytes, config.ways), m_line_buffer(config.line_bytes) {}
+      m_tags(config.size_bytes, config.line_bytes, config.ways),
+      m_fills(std::make_unique<WorkerPool>("fills", config.fills_outstanding)) {}
 
 uint64_t ICache::resident_lines(uint64_t addr, uint64_t bytes) const {
   uint64_t n = 0;
@@ -27,42 +27,36 @@ void ICache::preload(uint64_t addr, uint64_t bytes, uint64_t launch_id) {
   const uint64_t first = addr / line * line;
   const uint64_t lines = (addr + bytes - first + line - 1) / line;
   const uint64_t start = to_ps(sc_core::sc_time_stamp());
-  // Tag scan: the preload engine checks tags_per_cycle lines per cycle; fills of
-  // missing lines are issued as the scan finds them.
+  // Tag scan: tags_per_cycle lines per cycle; the lines it finds missing are filled
+  // from memory with up to fills_outstanding fills in flight.
+  m_missing.clear();
+  for (uint64_t i = 0; i < lines; ++i) {
+    const uint64_t a = first + i * line;
+    if (m_tags.lookup(a)) {
+      ++m_hits;
+    } else {
+      ++m_misses;
+      m_missing.push_back(a);
+      m_evictions += m_tags.insert(a) ? 1 : 0;
+    }
+  }
+  const uint64_t scan_cycles = (lines + m_config.tags_per_cycle - 1) / m_config.tags_per_cycle;
+  sc_core::wait(ps(scan_cycles * m_period_ps));
   NpuExtension ext;
   ext.who = Initiator::ICache;
   ext.unit = m_unit;
   ext.launch_id = launch_id;
-  std::deque<uint64_t> inflight;
-  uint64_t issue = start;
-  uint64_t last_done = start;
-  for (uint64_t i = 0; i < lines; ++i) {
-    const uint64_t a = first + i * line;
-    if (i % m_config.tags_per_cycle == 0)
-      issue += m_period_ps;
-    if (m_tags.lookup(a)) {
-      ++m_hits;
-      continue;
-    }
-    ++m_misses;
-    if (inflight.size() == m_config.fills_outstanding) {
-      issue = std::max(issue, inflight.front());
-      inflight.pop_front();
-    }
-    sc_core::sc_time delay = ps(issue) - sc_core::sc_time_stamp();
-    const auto status = transact(socket, tlm::TLM_READ_COMMAND, a, m_line_buffer.data(),
+  m_fills->run(m_missing.size(), [&](uint64_t i) {
+    std::vector<uint8_t> buffer(line);
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const auto status = transact(socket, tlm::TLM_READ_COMMAND, m_missing[i], buffer.data(),
                                  static_cast<uint32_t>(line), ext, delay);
+    sc_core::wait(delay);
     if (status != tlm::TLM_OK_RESPONSE)
       throw SimulationError("instruction fetch of launch " + std::to_string(launch_id) +
                             " on unit " + std::to_string(m_unit) + " failed: address not mapped");
-    const uint64_t done = to_ps(sc_core::sc_time_stamp() + delay);
-    inflight.push_back(done);
-    last_done = std::max(last_done, done);
-    m_evictions += m_tags.insert(a) ? 1 : 0;
-  }
-  const uint64_t end = std::max(issue, last_done);
-  m_fill_ps += end - start;
-  sc_core::wait(ps(end - start));
+  });
+  m_fill_ps += to_ps(sc_core::sc_time_stamp()) - start;
 }
 
 StatGroup ICache::stats() const {

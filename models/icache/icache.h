@@ -2,6 +2,7 @@
 
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/worker_pool.h"
 #include "models/icache/icache_config.h"
 #include "models/icache/tag_store.h"
 
@@ -9,6 +10,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <memory>
 #include <vector>
 
 namespace npu {
@@ -37,7 +39,8 @@ private:
   int m_unit;
   uint64_t m_period_ps;
   TagStore m_tags;
-  std::vector<uint8_t> m_line_buffer;
+  std::unique_ptr<WorkerPool> m_fills;
+  std::vector<uint64_t> m_missing; ///< scratch: lines a preload must fill
   uint64_t m_hits = 0;
   uint64_t m_misses = 0;
   uint64_t m_evictions = 0;

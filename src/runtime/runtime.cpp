@@ -32,6 +32,10 @@ RangeAllocator& Runtime::heap_of(MemoryKind memory) {
 }
 
 Kernel Runtime::load_kernel(const KernelDesc& desc) {
+  const uint32_t units = m_platform.config().compute.units;
+  if (desc.units < 1 || desc.units > units)
+    throw SimulationError("kernel '" + desc.name + "' needs " + std::to_string(desc.units) +
+                          " compute units; the platform has " + std::to_string(units));
   LoadedKernel k;
   k.desc = desc;
   const auto binary = m_ddr_heap.allocate(desc.binary_bytes, kBinaryAlign);

@@ -5,18 +5,17 @@
 #include "platform/platform.h"
 
 #include <chrono>
+#include <stdexcept>
 
 namespace npu {
 
 namespace {
 
-// Called before any sc_time exists: every duration in npusim is whole picoseconds.
+// Every duration in npusim is whole picoseconds, SystemC's default resolution.
+// Checking it (rather than setting it) keeps a caller that set 1 ps already happy.
 const PlatformConfig& with_resolution(const PlatformConfig& config) {
-  static bool set = false;
-  if (!set) {
-    sc_core::sc_set_time_resolution(1, sc_core::SC_PS);
-    set = true;
-  }
+  if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
+    throw std::logic_error("npusim needs a SystemC time resolution of 1 ps");
   return config;
 }
 

@@ -1,0 +1,168 @@
+// DMA engine behind a router with only DDR mapped: copies move bytes; a copy that
+// touches an unmapped address fails the simulation with a message naming it.
+#include "common/address_map.h"
+#include "common/error.h"
+#include "models/ddr/ddr.h"
+#include "models/dma/dma.h"
+#include "models/interconnect/router.h"
+#include "models/sram/sram.h"
+#include "tests/models/model_test_util.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace npu {
+namespace {
+
+using test::config_from_yaml;
+using test::now_ps;
+using test::TestThread;
+
+// DMA -> router -> DDR (the only region), plus a thread that runs `body`.
+struct DmaBench {
+  PlatformConfig config;
+  Router router;
+  Ddr ddr;
+  DmaEngine dma;
+  TestThread thread;
+
+  DmaBench(const std::string& yaml, std::function<void(DmaBench&)> body)
+      : config(config_from_yaml(yaml)), router("router", config.interconnect),
+        ddr("ddr", config.ddr), dma("dma", config.dma),
+        thread("thread", [this, body] { body(*this); }) {
+    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+    router.initiator.bind(ddr.socket);
+    dma.socket.bind(router.target);
+  }
+  NpuExtension tag() const {
+    NpuExtension t;
+    t.who = Initiator::Dma;
+    return t;
+  }
+};
+
+TEST(Dma, CopyInsideDdrMovesExactlyTheBytes) {
+  test::use_ps_resolution();
+  const uint64_t src = 0x10000 + 3, dst = 0x200000 + 5, bytes = 10000; // not a burst multiple
+  const std::vector<uint8_t> data = test::pattern(bytes, 7);
+  uint64_t elapsed_ps = 0;
+  DmaBench bench("name: t\n", [&](DmaBench& b) {
+    const uint64_t start = now_ps();
+    b.dma.copy(dst, src, bytes, "ddr to ddr", b.tag());
+    elapsed_ps = now_ps() - start;
+  });
+  bench.ddr.storage().write(src, data.data(), data.size());
+  sc_core::sc_start();
+  ASSERT_TRUE(bench.thread.finished()) << test::failure_message().value_or("");
+  std::vector<uint8_t> copied(bytes + 2, 0xee);
+  bench.ddr.storage().read(dst - 1, copied.data(), copied.size());
+  EXPECT_EQ(copied.front(), 0);
+  EXPECT_EQ(copied.back(), 0);
+  EXPECT_TRUE(std::equal(data.begin(), data.end(), copied.begin() + 1));
+  EXPECT_GE(elapsed_ps, bench.config.dma.setup_latency_ps);
+  // Every byte is read once and written once over the one DDR channel.
+  const double peak = bench.config.ddr.channel_bytes_per_s() * bench.config.ddr.channels;
+  EXPECT_GE(elapsed_ps, transfer_ps(2 * bytes, peak));
+  const StatGroup s = bench.dma.stats(now_ps());
+  EXPECT_EQ(test::stat(s, "bytes"), bytes);
+  EXPECT_EQ(test::stat(s, "transfers"), 1);
+  EXPECT_EQ(test::stat(bench.ddr.stats(now_ps()), "read_bytes"), bytes);
+  EXPECT_EQ(test::stat(bench.ddr.stats(now_ps()), "write_bytes"), bytes);
+}
+
+// Time (ps) of one DMA copy of `bytes` from DDR 0x100000 to `dst` (DDR or SRAM).
+uint64_t copy_time_ps(const std::string& yaml, uint64_t dst, uint64_t bytes) {
+  test::use_ps_resolution();
+  const PlatformConfig config = config_from_yaml(yaml);
+  Router router("router", config.interconnect);
+  Ddr ddr("ddr", config.ddr);
+  Sram sram("sram", config.sram);
+  DmaEngine dma("dma", config.dma);
+  router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+  router.initiator.bind(ddr.socket);
+  router.map(address_map::kSramBase, config.sram.size_bytes, "sram");
+  router.initiator.bind(sram.socket);
+  dma.socket.bind(router.target);
+  uint64_t elapsed_ps = 0;
+  TestThread thread("thread", [&] {
+    NpuExtension tag;
+    const uint64_t start = now_ps();
+    dma.copy(dst, 0x100000, bytes, "bandwidth", tag);
+    elapsed_ps = now_ps() - start;
+  });
+  sc_core::sc_start();
+  EXPECT_TRUE(thread.finished()) << test::failure_message().value_or("");
+  return elapsed_ps;
+}
+
+// DDR -> SRAM: the DDR channel carries `bytes` once; with 8 bursts in flight the
+// copy is bound by the channel (LPDDR4-3200 x16: 6.4 GB/s).
+TEST(Dma, DdrToSramCopyIsBoundByTheDdrChannel) {
+  const uint64_t bytes = 256 << 10;
+  const uint64_t t = copy_time_ps("name: t\n", address_map::kSramBase, bytes);
+  const uint64_t bus_ps = transfer_ps(bytes, 6.4e9);
+  EXPECT_GE(t, bus_ps);
+  EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
+}
+
+// DDR -> DDR: the one channel carries every byte twice (read, then write), so the
+// copy cannot beat 2 x bytes / 6.4 GB/s, and with 8 bursts in flight the bursts'
+// latency should hide behind the data transfers of the others.
+TEST(Dma, DdrToDdrCopyIsBoundByTheDdrChannel) {
+  const uint64_t bytes = 1 << 20;
+  const uint64_t t = copy_time_ps("name: t\n", 0x10000000, bytes);
+  const uint64_t bus_ps = transfer_ps(2 * bytes, 6.4e9);
+  EXPECT_GE(t, bus_ps);
+  EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
+}
+
+TEST(Dma, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
+  test::use_ps_resolution();
+  bool returned = false;
+  const uint64_t unmapped = address_map::kSramBase + 0x100; // no SRAM behind this router
+  DmaBench bench("name: t\n", [&](DmaBench& b) {
+    b.dma.copy(unmapped, 0x1000, 4096, "weights to sram", b.tag());
+    returned = true;
+  });
+  sc_core::sc_start();
+  EXPECT_FALSE(returned);
+  EXPECT_FALSE(bench.thread.finished());
+  const std::exception_ptr failure = simulation_failure();
+  ASSERT_TRUE(failure) << "the failed copy did not stop the simulation";
+  try {
+    std::rethrow_exception(failure);
+  } catch (const SimulationError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("weights to sram"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("address not mapped"), std::string::npos) << msg;
+  } catch (...) {
+    FAIL() << "not a SimulationError";
+  }
+  // Bursts already in flight fail too; nothing past the window is issued.
+  const double errors = test::stat(bench.router.stats(now_ps()), "decode_errors");
+  EXPECT_GE(errors, 1);
+  EXPECT_LE(errors, bench.config.dma.outstanding);
+}
+
+TEST(Dma, CopyFromAnUnmappedAddressFailsAndWritesNothing) {
+  test::use_ps_resolution();
+  const uint64_t dst = 0x4000;
+  DmaBench bench("name: t\nddr: {size: 1GiB}\n", [&](DmaBench& b) {
+    // Starts inside DDR and runs past its end: the second burst fails.
+    b.dma.copy(dst, b.config.ddr.size_bytes - 256, 1024, "tail read", b.tag());
+  });
+  sc_core::sc_start();
+  const auto msg = test::failure_message();
+  ASSERT_TRUE(msg.has_value());
+  EXPECT_NE(msg->find("tail read"), std::string::npos) << *msg;
+  EXPECT_NE(msg->find("address not mapped"), std::string::npos) << *msg;
+  EXPECT_NE(msg->find("offset 256"), std::string::npos) << *msg;
+}
+
+} // namespace
+} // namespace npu

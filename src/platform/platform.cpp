@@ -44,7 +44,21 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_router->map(address_map::kRegsBase, address_map::kRegsSize, "regs");
   m_router->initiator.bind(m_scheduler->regs);
 
-  m_host->socket.bind(m_router->target);
+  if (discrete()) {
+    const auto& ic = config.interconnect;
+    m_pcie = std::make_unique<PcieLink>("pcie", ic.pcie);
+    // Host DRAM: latency from REFERENCES (GPU DRAM ~570 cycles), bandwidth well above
+    // the link so the link is what limits.
+    m_host_memory = std::make_unique<HostMemory>("host_memory", ic.host_memory_bytes,
+                                                 ic.host_memory_latency_ps, 100e9);
+    m_router->map(address_map::kHostBase, ic.host_memory_bytes, "host");
+    m_router->initiator.bind(m_pcie->up_in);
+    m_pcie->up_out.bind(m_host_memory->socket);
+    m_host->socket.bind(m_pcie->down_in);
+    m_pcie->down_out.bind(m_router->target);
+  } else {
+    m_host->socket.bind(m_router->target);
+  }
   m_scheduler->mem.bind(m_router->target);
   m_dma->socket.bind(m_router->target);
   for (auto& ic : m_icaches)
@@ -55,6 +69,10 @@ std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
   std::vector<StatGroup> out;
   out.push_back(m_host->stats());
   out.push_back(m_router->stats(simulated_ps));
+  if (m_pcie) {
+    out.push_back(m_pcie->stats(simulated_ps));
+    out.push_back(m_host_memory->stats(simulated_ps));
+  }
   out.push_back(m_ddr->stats(simulated_ps));
   out.push_back(m_dma->stats(simulated_ps));
   out.push_back(m_sram->stats(simulated_ps));

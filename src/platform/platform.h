@@ -6,7 +6,9 @@
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"
 #include "models/host/host_cpu.h"
+#include "models/host/host_memory.h"
 #include "models/icache/icache.h"
+#include "models/interconnect/pcie_link.h"
 #include "models/interconnect/router.h"
 #include "models/scheduler/scheduler.h"
 #include "models/sram/sram.h"
@@ -20,6 +22,8 @@ namespace npu {
 /// Every block of the NPU and its host, built from a config and bound through the
 /// interconnect:
 ///   host, scheduler, DMA, instruction caches -> router -> DDR | SRAM | registers
+/// With interconnect.pcie.enabled (a discrete card) the host reaches the router
+/// through the PCIe link, and the router reaches host memory back through it.
 class Platform {
 public:
   explicit Platform(const PlatformConfig& config);
@@ -34,6 +38,8 @@ public:
   ComputeUnit& unit(size_t i) { return *m_units.at(i); }
   size_t unit_count() const { return m_units.size(); }
   LaunchLog& log() { return m_log; }
+  /// True for a discrete card: host buffers live in host memory behind PCIe.
+  bool discrete() const { return m_config.interconnect.pcie.enabled; }
   const CommandLayout& layout() const { return m_layout; }
   /// First DDR byte free for kernels and buffers (after the command area).
   uint64_t heap_base() const { return m_heap_base; }
@@ -54,6 +60,8 @@ private:
   std::vector<std::unique_ptr<ComputeUnit>> m_units;
   std::unique_ptr<Scheduler> m_scheduler;
   std::unique_ptr<HostCpu> m_host;
+  std::unique_ptr<PcieLink> m_pcie;
+  std::unique_ptr<HostMemory> m_host_memory;
 };
 
 } // namespace npu

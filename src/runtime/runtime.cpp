@@ -24,11 +24,18 @@ std::string hex(uint64_t v) {
 Runtime::Runtime(Platform& platform)
     : m_platform(platform), m_ddr_heap(address_map::kDdrBase + platform.heap_base(),
                                        platform.config().ddr.size_bytes - platform.heap_base()),
-      m_sram_heap(address_map::kSramBase, platform.config().sram.buffer_bytes), m_stream_names{
-                                                                                    "default"} {}
+      m_sram_heap(address_map::kSramBase, platform.config().sram.buffer_bytes),
+      m_host_heap(address_map::kHostBase,
+                  platform.discrete() ? platform.config().interconnect.host_memory_bytes : 0),
+      m_stream_names{"default"} {}
 
 RangeAllocator& Runtime::heap_of(MemoryKind memory) {
-  return memory == MemoryKind::Sram ? m_sram_heap : m_ddr_heap;
+  if (memory == MemoryKind::Sram)
+    return m_sram_heap;
+  // On an SoC the host's memory is the shared DRAM.
+  if (memory == MemoryKind::Host && m_platform.discrete())
+    return m_host_heap;
+  return m_ddr_heap;
 }
 
 Kernel Runtime::load_kernel(const KernelDesc& desc) {
@@ -76,7 +83,7 @@ Buffer Runtime::malloc(uint64_t bytes, MemoryKind where) {
 }
 
 void Runtime::check_live(const Buffer& b, const char* what) const {
-  const RangeAllocator& heap = b.memory == MemoryKind::Sram ? m_sram_heap : m_ddr_heap;
+  const RangeAllocator& heap = const_cast<Runtime*>(this)->heap_of(b.memory);
   if (heap.block_size(b.addr) != b.bytes)
     throw SimulationError(std::string(what) + " of buffer at " + hex(b.addr) +
                           " that is not allocated (freed already, or never allocated)");

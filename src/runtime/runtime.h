@@ -86,7 +86,9 @@ public:
   const std::string& stream_name(Stream s) const { return m_stream_names.at(s.id); }
   const std::string& event_name(uint32_t id) const { return m_event_names.at(id); }
   /// Buffers not freed (reported as leaks).
-  uint64_t live_buffers() const { return m_ddr_heap.live_blocks() + m_sram_heap.live_blocks(); }
+  uint64_t live_buffers() const {
+    return m_ddr_heap.live_blocks() + m_sram_heap.live_blocks() + m_host_heap.live_blocks();
+  }
 
 private:
   struct LoadedKernel {
@@ -103,6 +105,7 @@ private:
   Platform& m_platform;
   RangeAllocator m_ddr_heap;
   RangeAllocator m_sram_heap;
+  RangeAllocator m_host_heap; ///< host memory of a discrete card (empty on an SoC)
   std::vector<LoadedKernel> m_kernels;
   std::vector<std::string> m_stream_names;
   std::vector<std::string> m_event_names;

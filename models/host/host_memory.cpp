@@ -1,0 +1,54 @@
+#include "models/host/host_memory.h"
+
+#include <algorithm>
+
+namespace npu {
+
+HostMemory::HostMemory(sc_core::sc_module_name name, uint64_t size_bytes, uint64_t latency_ps,
+                       double bytes_per_s)
+    : sc_module(name), socket("socket"), m_memory(size_bytes), m_latency_ps(latency_ps),
+      m_bytes_per_s(bytes_per_s) {
+  socket.register_b_transport(this, &HostMemory::b_transport);
+  socket.register_transport_dbg(this, &HostMemory::transport_dbg);
+}
+
+void HostMemory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t addr = payload.get_address();
+  const uint64_t len = payload.get_data_length();
+  if (!m_memory.contains(addr, len)) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_latency_ps;
+  const uint64_t duration = transfer_ps(len, m_bytes_per_s);
+  const uint64_t start = m_port.reserve(ready, duration);
+  if (payload.is_read())
+    m_memory.read(addr, payload.get_data_ptr(), len);
+  else if (payload.is_write())
+    m_memory.write(addr, payload.get_data_ptr(), len);
+  m_bytes += len;
+  delay = ps(start + duration) - sc_core::sc_time_stamp();
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned HostMemory::transport_dbg(tlm::tlm_generic_payload& payload) {
+  const uint64_t addr = payload.get_address();
+  if (addr >= m_memory.size_bytes())
+    return 0;
+  const uint64_t len = std::min<uint64_t>(payload.get_data_length(), m_memory.size_bytes() - addr);
+  if (payload.is_read())
+    m_memory.read(addr, payload.get_data_ptr(), len);
+  else if (payload.is_write())
+    m_memory.write(addr, payload.get_data_ptr(), len);
+  return static_cast<unsigned>(len);
+}
+
+StatGroup HostMemory::stats(uint64_t simulated_ps) const {
+  StatGroup g{"host_memory", {}};
+  g.add("bytes", static_cast<double>(m_bytes), "bytes", "bytes the device read and wrote");
+  g.add("utilization", simulated_ps ? static_cast<double>(m_port.busy_ps()) / simulated_ps : 0,
+        "ratio", "fraction of time the host memory port was busy");
+  return g;
+}
+
+} // namespace npu

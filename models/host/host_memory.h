@@ -1,0 +1,36 @@
+#pragma once
+
+#include "common/sparse_memory.h"
+#include "common/stats.h"
+#include "common/tlm_util.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace npu {
+
+/// The host's DRAM as a discrete card sees it through the PCIe link: real bytes,
+/// a fixed access latency and a bandwidth that serialises accesses.
+class HostMemory : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<HostMemory> socket;
+
+  HostMemory(sc_core::sc_module_name name, uint64_t size_bytes, uint64_t latency_ps,
+             double bytes_per_s);
+
+  SparseMemory& storage() { return m_memory; }
+  StatGroup stats(uint64_t simulated_ps) const;
+
+private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& payload);
+
+  SparseMemory m_memory;
+  uint64_t m_latency_ps;
+  double m_bytes_per_s;
+  BusyResource m_port;
+  uint64_t m_bytes = 0;
+};
+
+} // namespace npu

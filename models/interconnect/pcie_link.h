@@ -1,0 +1,54 @@
+#pragma once
+
+#include "common/stats.h"
+#include "common/tlm_util.h"
+#include "models/interconnect/interconnect_config.h"
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
+
+namespace npu {
+
+/// A PCIe-like link between the host and a discrete card. Downstream carries the
+/// host's accesses to the device (descriptor writes, doorbells); upstream carries
+/// the device's accesses to host memory (DMA). Each direction is a serial pipe of
+/// lanes x rate; a transfer is cut into packets of max_payload bytes, each paying
+/// packet_overhead bytes, and crosses after the one-way latency. A read sends a
+/// request packet one way and its data back the other way; a write is posted.
+class PcieLink : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<PcieLink> down_in;     ///< host side initiators
+  tlm_utils::simple_initiator_socket<PcieLink> down_out; ///< device interconnect
+  tlm_utils::simple_target_socket<PcieLink> up_in;       ///< device interconnect's host port
+  tlm_utils::simple_initiator_socket<PcieLink> up_out;   ///< host memory
+
+  PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
+
+  StatGroup stats(uint64_t simulated_ps) const;
+
+private:
+  struct Direction {
+    BusyResource wire;
+    uint64_t bytes = 0; ///< payload bytes
+    uint64_t packets = 0;
+  };
+
+  /// Time on the wire for `bytes` of payload (at least one packet).
+  uint64_t wire_ps(uint64_t bytes, uint64_t* packets) const;
+  /// Sends `bytes` over `dir` no earlier than `ready_ps`; returns arrival time.
+  uint64_t cross(Direction& dir, uint64_t bytes, uint64_t ready_ps);
+  void forward(Direction& there, Direction& back, tlm::tlm_generic_payload& payload,
+               sc_core::sc_time& delay, bool downstream);
+  void b_down(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  void b_up(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  unsigned dbg_down(tlm::tlm_generic_payload& payload);
+  unsigned dbg_up(tlm::tlm_generic_payload& payload);
+
+  PcieConfig m_config;
+  Direction m_down;
+  Direction m_up;
+};
+
+} // namespace npu

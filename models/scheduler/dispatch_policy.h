@@ -31,6 +31,8 @@ public:
   virtual size_t pick_kernel(const std::vector<DispatchCandidate>& ready) = 0;
   /// `count` free units for the chosen kernel (at least `count` are free).
   virtual std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  /// Whether pick_units reads UnitView::resident_lines (costly to gather).
+  virtual bool uses_residency() const { return false; }
 };
 
 /// Oldest descriptor first; lowest-numbered free units.
@@ -60,6 +62,7 @@ public:
 class AffinityDispatch : public FifoDispatch {
 public:
   std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
+  bool uses_residency() const override { return true; }
 };
 
 /// Highest stream priority first, oldest among equals.

@@ -183,7 +183,8 @@ void Scheduler::start_kernel(uint32_t q) {
     v.index = static_cast<int>(i);
     v.free = m_unit_free[i];
     v.busy_ps = m_units[i]->busy_ps();
-    v.resident_lines = m_units[i]->icache().resident_lines(d.a, d.b);
+    if (m_policy->uses_residency() && v.free)
+      v.resident_lines = m_units[i]->icache().resident_lines(d.a, d.b);
     views.push_back(v);
   }
   const std::vector<int> chosen = m_policy->pick_units(views, d.units);

@@ -36,7 +36,8 @@ int run_program(const RunOptions& options, const HostProgram& program) {
 }
 
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
-                      const std::function<void(Runtime&)>& body) {
+                      const std::function<void(Runtime&)>& body,
+                      const std::function<void(CLI::App&)>& add_options) {
   CLI::App app{name + ": a C++ host program on the npusim platform"};
   RunOptions options;
   options.config_path = "configs/edge-npu.yaml";
@@ -44,6 +45,8 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  if (add_options)
+    add_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

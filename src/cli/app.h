@@ -3,6 +3,7 @@
 #include "platform/platform_config.h"
 #include "runtime/runtime.h"
 
+#include <CLI/CLI.hpp>
 #include <systemc>
 
 #include <cstdlib>
@@ -37,8 +38,10 @@ struct HostProgram {
 int run_program(const RunOptions& options, const HostProgram& program);
 
 /// Adds --config, --set and --out to a C++ testbench's command line, then runs it.
+/// `add_options` may register the testbench's own options before parsing.
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
-                      const std::function<void(Runtime&)>& body);
+                      const std::function<void(Runtime&)>& body,
+                      const std::function<void(CLI::App&)>& add_options = {});
 
 } // namespace npu
 

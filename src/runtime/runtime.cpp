@@ -94,23 +94,32 @@ void Runtime::free(const Buffer& buffer) {
   heap_of(buffer.memory).free(buffer.addr);
 }
 
-void Runtime::check_copy(const Buffer& dst, const Buffer& src, uint64_t bytes) const {
+void Runtime::check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& src,
+                         uint64_t src_offset, uint64_t bytes) const {
   check_live(dst, "memcpy");
   check_live(src, "memcpy");
-  if (bytes > dst.bytes || bytes > src.bytes)
+  if (dst_offset > dst.bytes || bytes > dst.bytes - dst_offset || src_offset > src.bytes ||
+      bytes > src.bytes - src_offset)
     throw SimulationError("memcpy of " + units::format_bytes(bytes) +
                           " overruns a buffer (source " + units::format_bytes(src.bytes) +
-                          ", destination " + units::format_bytes(dst.bytes) + ")");
+                          " from offset " + std::to_string(src_offset) + ", destination " +
+                          units::format_bytes(dst.bytes) + " from offset " +
+                          std::to_string(dst_offset) + ")");
 }
 
 void Runtime::memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes) {
-  check_copy(dst, src, bytes);
+  check_copy(dst, 0, src, 0, bytes);
   m_platform.host().copy(dst.addr, src.addr, bytes, 0, false);
 }
 
 void Runtime::memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream) {
-  check_copy(dst, src, bytes);
-  m_platform.host().copy(dst.addr, src.addr, bytes, stream.id, true);
+  memcpy_async(dst, 0, src, 0, bytes, stream);
+}
+
+void Runtime::memcpy_async(const Buffer& dst, uint64_t dst_offset, const Buffer& src,
+                           uint64_t src_offset, uint64_t bytes, Stream stream) {
+  check_copy(dst, dst_offset, src, src_offset, bytes);
+  m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, stream.id, true);
 }
 
 void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,

@@ -57,6 +57,9 @@ public:
   void memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes);
   /// Copy ordered on `stream`; returns after submission.
   void memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream);
+  /// Copy between parts of buffers: `bytes` from src + src_offset to dst + dst_offset.
+  void memcpy_async(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
+                    uint64_t bytes, Stream stream);
 
   /// Synchronous launch on the default stream: returns when the host knows it finished.
   void launch(Kernel kernel, const std::vector<Buffer>& args = {});
@@ -99,7 +102,8 @@ private:
 
   RangeAllocator& heap_of(MemoryKind memory);
   void check_live(const Buffer& buffer, const char* what) const;
-  void check_copy(const Buffer& dst, const Buffer& src, uint64_t bytes) const;
+  void check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
+                  uint64_t bytes) const;
   void submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream, bool async);
 
   Platform& m_platform;

@@ -70,6 +70,11 @@ public:
   uint64_t blocked_ps() const { return m_blocked_ps; }
   /// Commands submitted whose completion the host has not learnt yet.
   uint64_t outstanding() const { return m_outstanding; }
+  /// Commands of `stream` not yet known complete.
+  uint64_t stream_outstanding(uint32_t stream) const {
+    return stream < m_stream_outstanding.size() ? m_stream_outstanding[stream] : 0;
+  }
+  uint32_t queue_of_stream(uint32_t stream) const { return queue_of(stream); }
   StatGroup stats() const;
 
 private:

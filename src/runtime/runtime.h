@@ -87,6 +87,7 @@ public:
   /// Current simulated time in picoseconds.
   uint64_t now_ps() const;
   const std::string& stream_name(Stream s) const { return m_stream_names.at(s.id); }
+  uint32_t stream_count() const { return static_cast<uint32_t>(m_stream_names.size()); }
   const std::string& event_name(uint32_t id) const { return m_event_names.at(id); }
   /// Buffers not freed (reported as leaks).
   uint64_t live_buffers() const {

@@ -262,6 +262,8 @@ program:
     EXPECT_EQ(r.code, 2) << completion;
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << completion << ": " << r.err;
     EXPECT_NE(r.err.find("'e1'"), std::string::npos) << completion << ": " << r.err;
+    EXPECT_NE(r.err.find("stream 's2' has 2 unfinished command(s)"), std::string::npos)
+        << completion << ": " << r.err;
     EXPECT_FALSE(fs::exists(out));
   }
 }

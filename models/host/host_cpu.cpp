@@ -10,7 +10,8 @@ namespace npu {
 HostCpu::HostCpu(sc_core::sc_module_name name, const HostConfig& config,
                  const CommandLayout& layout, LaunchLog& log)
     : sc_module(name), socket("socket"), m_config(config), m_layout(layout), m_log(log),
-      m_queue_issued(layout.queues), m_queue_outstanding(layout.queues) {
+      m_queue_issued(layout.queues), m_queue_published(layout.queues),
+      m_queue_outstanding(layout.queues) {
   SC_HAS_PROCESS(HostCpu);
   SC_THREAD(run);
   SC_THREAD(isr);
@@ -122,11 +123,17 @@ void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
   m_busy_ps += d;
 }
 
-uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream) {
+uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& args,
+                                   uint32_t stream) {
   const uint32_t q = queue_of(stream);
-  // Ring full: the driver sleeps until the device retires a command of this queue.
-  wait_until([&] { return m_queue_outstanding[q] < m_layout.entries; },
-             "space in the command ring of hardware queue " + std::to_string(q));
+  if (m_queue_outstanding[q] >= m_layout.entries) {
+    // Ring full: publish what was written, then sleep until the device retires a
+    // command of this queue.
+    if (m_queue_published[q] < m_queue_issued[q])
+      ring_doorbell(q);
+    wait_until([&] { return m_queue_outstanding[q] < m_layout.entries; },
+               "space in the command ring of hardware queue " + std::to_string(q));
+  }
   const uint64_t id = m_commands.size();
   CommandState state;
   state.stream = stream;
@@ -147,9 +154,14 @@ uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint
   const auto raw = desc.encode();
   write_mem(address_map::kDdrBase + m_layout.descriptor_addr(q, slot), raw.data(),
             static_cast<uint32_t>(raw.size()));
-  // Doorbell: a posted MMIO write publishing the new write index.
   ++m_queue_issued[q];
+  return id;
+}
+
+void HostCpu::ring_doorbell(uint32_t q) {
+  // A posted MMIO write publishing the queue's new write index.
   uint64_t index = m_queue_issued[q];
+  m_queue_published[q] = index;
   NpuExtension tag;
   tag.who = Initiator::Host;
   sc_core::sc_time delay = ps(m_config.doorbell_ps);
@@ -160,30 +172,87 @@ uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint
     throw SimulationError("driver: doorbell write to queue " + std::to_string(q) + " failed");
   sc_core::wait(delay);
   m_busy_ps += to_ps(sc_core::sc_time_stamp()) - before;
+  ++m_doorbells;
+}
+
+uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream) {
+  const uint64_t id = write_descriptor(desc, args, stream);
+  ring_doorbell(queue_of(stream));
   return id;
 }
 
-uint64_t HostCpu::launch(const LaunchRequest& r) {
-  LaunchRecord& opened = m_log.open();
-  const uint64_t launch_id = opened.launch_id;
-  opened.kernel = r.kernel_name;
-  opened.stream = r.stream_name;
-  opened.async = r.async;
-  opened.units = r.units;
-  opened.t_ps[0] = to_ps(sc_core::sc_time_stamp());
+std::vector<uint8_t> HostCpu::pack(const LaunchRequest& r) {
   const std::vector<uint8_t> args = encode_args(r.args);
   busy(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
-  m_log.at(launch_id).t_ps[1] = to_ps(sc_core::sc_time_stamp());
-  busy(m_config.driver_call_ps);
+  return args;
+}
+
+Descriptor HostCpu::kernel_descriptor(const LaunchRequest& r, uint64_t launch_id,
+                                      size_t arg_bytes) {
   Descriptor d;
   d.type = CommandType::Kernel;
   d.a = r.binary_addr;
   d.b = r.binary_bytes;
   d.c = r.kernel;
-  d.arg_bytes = static_cast<uint32_t>(args.size());
-  d.units = r.units;
   d.d = launch_id;
-  const uint64_t cmd = submit(d, args, r.stream);
+  d.arg_bytes = static_cast<uint32_t>(arg_bytes);
+  d.units = r.units;
+  return d;
+}
+
+LaunchRecord& HostCpu::open_record(const LaunchRequest& r) {
+  LaunchRecord& rec = m_log.open();
+  rec.kernel = r.kernel_name;
+  rec.stream = r.stream_name;
+  rec.async = r.async;
+  rec.units = r.units;
+  rec.t_ps[0] = to_ps(sc_core::sc_time_stamp());
+  return rec;
+}
+
+uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
+                              const std::vector<std::vector<uint8_t>>& packed, bool async) {
+  if (requests.empty())
+    return 0;
+  // The arguments were packed when the list was recorded: prepare is free here,
+  // and the whole list costs one driver call and one doorbell.
+  std::vector<uint64_t> launches;
+  std::vector<uint64_t> commands;
+  for (const auto& r : requests) {
+    LaunchRecord& rec = open_record(r);
+    rec.t_ps[1] = rec.t_ps[0];
+    launches.push_back(rec.launch_id);
+  }
+  busy(m_config.driver_call_ps);
+  const uint32_t stream = requests.front().stream;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    commands.push_back(write_descriptor(
+        kernel_descriptor(requests[i], launches[i], packed[i].size()), packed[i], stream));
+    m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
+  }
+  ring_doorbell(queue_of(stream));
+  for (uint64_t id : launches)
+    m_log.at(id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
+  m_launches += requests.size();
+  ++m_lists;
+  if (!async) {
+    wait_until(
+        [&] {
+          return std::all_of(commands.begin(), commands.end(),
+                             [&](uint64_t c) { return m_commands[c].done; });
+        },
+        "sync submission of a command list");
+    busy(m_config.sync_call_ps);
+  }
+  return launches.front();
+}
+
+uint64_t HostCpu::launch(const LaunchRequest& r) {
+  const uint64_t launch_id = open_record(r).launch_id;
+  const std::vector<uint8_t> args = pack(r);
+  m_log.at(launch_id).t_ps[1] = to_ps(sc_core::sc_time_stamp());
+  busy(m_config.driver_call_ps);
+  const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
   m_log.at(launch_id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
   ++m_launches;
@@ -255,6 +324,8 @@ StatGroup HostCpu::stats() const {
   g.add("launches", static_cast<double>(m_launches), "count", "kernel launches submitted");
   g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands submitted");
   g.add("commands", static_cast<double>(m_commands.size()), "count", "descriptors submitted");
+  g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell MMIO writes");
+  g.add("command_lists", static_cast<double>(m_lists), "count", "command lists submitted");
   g.add("interrupts", static_cast<double>(m_interrupts), "count", "completion interrupts taken");
   g.add("polls", static_cast<double>(m_polls), "count", "completion-record polls");
   return g;

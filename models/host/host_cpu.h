@@ -51,6 +51,13 @@ public:
 
   // Driver calls: host thread only.
   uint64_t launch(const LaunchRequest& request);
+  /// Packs a launch's arguments (host busy for the prepare cost); for command lists,
+  /// which pack once when recorded.
+  std::vector<uint8_t> pack(const LaunchRequest& request);
+  /// Submits a recorded command list (one stream): one driver call, every
+  /// descriptor written, one doorbell. Returns the first launch id.
+  uint64_t launch_list(const std::vector<LaunchRequest>& requests,
+                       const std::vector<std::vector<uint8_t>>& packed, bool async);
   void copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async);
   void record_event(uint32_t event, uint32_t stream);
   void wait_event(uint32_t event, uint32_t stream);
@@ -92,6 +99,12 @@ private:
   void busy(uint64_t duration_ps);
   /// Submits a descriptor: ring space, descriptor and argument writes, doorbell.
   uint64_t submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream);
+  /// Writes a descriptor and its arguments into the next ring slot (no doorbell).
+  uint64_t write_descriptor(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream);
+  /// Publishes queue `q`'s ring write index to the device.
+  void ring_doorbell(uint32_t q);
+  LaunchRecord& open_record(const LaunchRequest& request);
+  static Descriptor kernel_descriptor(const LaunchRequest& r, uint64_t launch_id, size_t arg_bytes);
   void write_mem(uint64_t addr, const uint8_t* data, uint32_t len);
   /// The host learns of a landed command at the current time.
   void learn(uint64_t command_id);
@@ -107,6 +120,7 @@ private:
   std::vector<int> m_stream_priority;
   std::vector<CommandState> m_commands;
   std::vector<uint64_t> m_queue_issued;      ///< per queue: descriptors written
+  std::vector<uint64_t> m_queue_published;   ///< per queue: write index the device was told
   std::vector<uint64_t> m_queue_outstanding; ///< per queue: not yet known complete
   std::vector<uint64_t> m_stream_outstanding;
   std::vector<uint64_t> m_event_records;
@@ -125,6 +139,8 @@ private:
   uint64_t m_polls = 0;
   uint64_t m_launches = 0;
   uint64_t m_copies = 0;
+  uint64_t m_doorbells = 0;
+  uint64_t m_lists = 0;
 };
 
 } // namespace npu

@@ -122,8 +122,8 @@ void Runtime::memcpy_async(const Buffer& dst, uint64_t dst_offset, const Buffer&
   m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, stream.id, true);
 }
 
-void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
-                            bool async) {
+LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
+                                    bool async) {
   const LoadedKernel& k = m_kernels.at(kernel.id);
   if (args.size() > CommandLayout::kMaxArgs)
     throw SimulationError("launch of '" + k.desc.name + "' with " + std::to_string(args.size()) +
@@ -141,7 +141,34 @@ void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stre
   r.stream = stream.id;
   r.stream_name = m_stream_names.at(stream.id);
   r.async = async;
-  m_platform.host().launch(r);
+  return r;
+}
+
+void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
+                            bool async) {
+  m_platform.host().launch(make_request(kernel, args, stream, async));
+}
+
+CommandList Runtime::command_list_create() {
+  m_lists.emplace_back();
+  return CommandList{static_cast<uint32_t>(m_lists.size() - 1)};
+}
+
+void Runtime::command_list_launch(CommandList list, Kernel kernel,
+                                  const std::vector<Buffer>& args) {
+  RecordedList& l = m_lists.at(list.id);
+  l.launches.push_back(make_request(kernel, args, Stream{0}, true));
+  l.packed.push_back(m_platform.host().pack(l.launches.back()));
+}
+
+void Runtime::command_list_submit(CommandList list, Stream stream, bool async) {
+  RecordedList& l = m_lists.at(list.id);
+  for (auto& r : l.launches) {
+    r.stream = stream.id;
+    r.stream_name = m_stream_names.at(stream.id);
+    r.async = async;
+  }
+  m_platform.host().launch_list(l.launches, l.packed, async);
 }
 
 void Runtime::launch(Kernel kernel, const std::vector<Buffer>& args) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/compute/op.h"
+#include "models/host/host_cpu.h"
 #include "runtime/range_allocator.h"
 
 #include <cstdint>
@@ -28,6 +29,10 @@ struct Event {
   uint32_t id = 0;
 };
 struct Kernel {
+  uint32_t id = 0;
+};
+/// Launches recorded once and submitted with one driver call and one doorbell.
+struct CommandList {
   uint32_t id = 0;
 };
 
@@ -68,6 +73,12 @@ public:
   /// Asynchronous launch on `stream`: returns once the doorbell was accepted.
   void launch_async(Kernel kernel, const std::vector<Buffer>& args, Stream stream);
 
+  /// Command lists, the driver-level way to merge launches: record launches once
+  /// (the host packs their arguments then), submit the list any number of times.
+  CommandList command_list_create();
+  void command_list_launch(CommandList list, Kernel kernel, const std::vector<Buffer>& args = {});
+  void command_list_submit(CommandList list, Stream stream, bool async = true);
+
   Stream stream_create(const std::string& name = "", int priority = 0);
   void stream_synchronize(Stream stream);
   void device_synchronize();
@@ -106,6 +117,13 @@ private:
   void check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
                   uint64_t bytes) const;
   void submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream, bool async);
+  LaunchRequest make_request(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
+                             bool async);
+
+  struct RecordedList {
+    std::vector<LaunchRequest> launches;
+    std::vector<std::vector<uint8_t>> packed;
+  };
 
   Platform& m_platform;
   RangeAllocator m_ddr_heap;
@@ -114,6 +132,7 @@ private:
   std::vector<LoadedKernel> m_kernels;
   std::vector<std::string> m_stream_names;
   std::vector<std::string> m_event_names;
+  std::vector<RecordedList> m_lists;
 };
 
 } // namespace npu

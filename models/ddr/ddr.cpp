@@ -1,46 +1,66 @@
 #include "models/ddr/ddr.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace npu {
 
 Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config)
-    : sc_module(name), socket("socket"), m_config(config), m_memory(config.size_bytes),
-      m_channels(config.channels) {
-  for (auto& ch : m_channels)
-    ch.open_row.assign(static_cast<size_t>(config.ranks) * config.banks, -1);
+    : sc_module(name), socket("socket"), m_config(config), m_tck_ps(config.spec.tck_ps),
+      m_memory(config.size_bytes), m_mapper(config.spec, config.mapping_fields) {
+  SC_HAS_PROCESS(Ddr);
+  for (uint32_t c = 0; c < config.spec.channels; ++c) {
+    m_channels.push_back(std::make_unique<DramChannel>(config.spec, config.controller, m_mapper));
+    m_channels.back()->on_done = [this](uint64_t id, uint64_t) { request_done(id); };
+    // A queue entry frees when its RD/WR issues: blocked initiators may enter then.
+    m_channels.back()->on_dequeue = [this](bool, uint64_t) {
+      m_room.notify(sc_core::SC_ZERO_TIME);
+    };
+  }
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
+  SC_METHOD(run_controllers);
+  sensitive << m_kick;
+  dont_initialize();
 }
 
-uint64_t Ddr::access_chunk(uint64_t addr, uint64_t len, uint64_t ready_ps) {
-  const uint64_t stripe = m_config.interleave_bytes * m_config.channels;
-  const uint64_t channel = (addr / m_config.interleave_bytes) % m_config.channels;
-  const uint64_t local =
-      (addr / stripe) * m_config.interleave_bytes + addr % m_config.interleave_bytes;
-  const uint64_t row = local / m_config.row_bytes;
-  const uint64_t bank = row % (static_cast<uint64_t>(m_config.banks) * m_config.ranks);
-  const int64_t row_id =
-      static_cast<int64_t>(row / (static_cast<uint64_t>(m_config.banks) * m_config.ranks));
-  Channel& ch = m_channels[channel];
-  uint64_t latency = m_config.row_hit_latency_ps;
-  if (ch.open_row[bank] == row_id) {
-    ++m_row_hits;
-  } else {
-    ++m_row_misses;
-    latency = m_config.row_miss_latency_ps;
-    ch.open_row[bank] = row_id;
+uint64_t Ddr::cycle_now() const {
+  return static_cast<uint64_t>(
+      std::floor(static_cast<double>(to_ps(sc_core::sc_time_stamp())) / m_tck_ps + 1e-9));
+}
+
+uint64_t Ddr::cycle_ps(uint64_t cycle) const {
+  return static_cast<uint64_t>(std::llround(static_cast<double>(cycle) * m_tck_ps));
+}
+
+void Ddr::request_done(uint64_t id) {
+  const auto it = m_waiting.find(id);
+  sc_assert(it != m_waiting.end());
+  Waiter* w = it->second;
+  m_waiting.erase(it);
+  if (--w->remaining == 0)
+    w->done.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Ddr::run_controllers() {
+  const uint64_t now = cycle_now();
+  uint64_t next = UINT64_MAX;
+  for (auto& ch : m_channels) {
+    ch->advance_to(now);
+    next = std::min(next, ch->next_event());
   }
-  const uint64_t burst_ps = transfer_ps(len, m_config.channel_bytes_per_s());
-  // Data leaves the bank after the access latency, then needs the channel's bus.
-  const uint64_t start = ch.bus.reserve(ready_ps + latency, burst_ps);
-  return start + burst_ps + m_config.controller_latency_ps;
+  if (next == UINT64_MAX) {
+    next_trigger(m_kick);
+  } else {
+    const uint64_t at = std::max(cycle_ps(next), to_ps(sc_core::sc_time_stamp()) + 1);
+    next_trigger(ps(at) - sc_core::sc_time_stamp(), m_kick);
+  }
 }
 
 void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t addr = payload.get_address();
   const uint64_t len = payload.get_data_length();
-  if (!m_memory.contains(addr, len)) {
+  if (len == 0 || !m_memory.contains(addr, len)) {
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
@@ -48,25 +68,34 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     payload.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
     return;
   }
-  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
-  uint64_t done = ready;
-  for (uint64_t offset = 0; offset < len;) {
-    const uint64_t a = addr + offset;
-    const uint64_t chunk =
-        std::min(len - offset, m_config.interleave_bytes - a % m_config.interleave_bytes);
-    done = std::max(done, access_chunk(a, chunk, ready));
-    offset += chunk;
+  // The controller queues requests at the time they arrive.
+  sc_core::wait(delay);
+  delay = sc_core::SC_ZERO_TIME;
+  const bool is_write = payload.is_write();
+  const uint64_t access = m_config.spec.access_bytes;
+  Waiter waiter;
+  for (uint64_t a = addr / access * access; a < addr + len; a += access) {
+    DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
+    while (!ch.can_accept(is_write))
+      sc_core::wait(m_room);
+    const uint64_t id = m_next_id++;
+    m_waiting.emplace(id, &waiter);
+    ++waiter.remaining;
+    ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
+    m_kick.notify(sc_core::SC_ZERO_TIME);
   }
-  if (payload.is_read()) {
-    m_memory.read(addr, payload.get_data_ptr(), len);
-    ++m_reads;
-    m_read_bytes += len;
-  } else if (payload.is_write()) {
+  while (waiter.remaining > 0)
+    sc_core::wait(waiter.done);
+  if (is_write) {
     m_memory.write(addr, payload.get_data_ptr(), len);
-    ++m_writes;
     m_write_bytes += len;
+  } else {
+    m_memory.read(addr, payload.get_data_ptr(), len);
+    m_read_bytes += len;
   }
-  delay = ps(done) - sc_core::sc_time_stamp();
+  ++m_transactions;
+  // The controller front end and PHY sit outside the DRAM timing.
+  delay = ps(m_config.controller_latency_ps);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
@@ -85,23 +114,41 @@ unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {
 
 StatGroup Ddr::stats(uint64_t simulated_ps) const {
   StatGroup g{"ddr", {}};
-  g.add("reads", static_cast<double>(m_reads), "count", "read transactions");
-  g.add("writes", static_cast<double>(m_writes), "count", "write transactions");
+  DramChannelStats sum;
+  double latency_sum = 0;
+  for (const auto& ch : m_channels) {
+    const DramChannelStats& s = ch->stats();
+    sum.reads += s.reads;
+    sum.writes += s.writes;
+    sum.row_hits += s.row_hits;
+    sum.row_misses += s.row_misses;
+    sum.row_conflicts += s.row_conflicts;
+    sum.activates += s.activates;
+    sum.refreshes += s.refreshes;
+    sum.data_bus_busy_cycles += s.data_bus_busy_cycles;
+    latency_sum += static_cast<double>(s.read_latency_sum_cycles);
+  }
+  g.add("reads", static_cast<double>(sum.reads), "count", "64-byte read requests");
+  g.add("writes", static_cast<double>(sum.writes), "count", "64-byte write requests");
   g.add("read_bytes", static_cast<double>(m_read_bytes), "bytes", "bytes read");
   g.add("write_bytes", static_cast<double>(m_write_bytes), "bytes", "bytes written");
-  const double accesses = static_cast<double>(m_row_hits + m_row_misses);
-  g.add("row_hit_rate", accesses > 0 ? static_cast<double>(m_row_hits) / accesses : 0, "ratio",
-        "accesses that found their row open");
-  uint64_t busy = 0;
-  for (const auto& ch : m_channels)
-    busy += ch.bus.busy_ps();
+  const double accesses = static_cast<double>(sum.row_hits + sum.row_misses + sum.row_conflicts);
+  g.add("row_hit_rate", accesses > 0 ? sum.row_hits / accesses : 0, "ratio",
+        "requests that found their row open");
+  g.add("row_conflicts", static_cast<double>(sum.row_conflicts), "count",
+        "requests that had to close another row first");
+  g.add("activates", static_cast<double>(sum.activates), "count", "ACT commands");
+  g.add("refreshes", static_cast<double>(sum.refreshes), "count", "all-bank refreshes");
+  g.add("read_latency_mean_ns", sum.reads ? latency_sum / sum.reads * m_tck_ps / 1000.0 : 0, "ns",
+        "queue acceptance to end of data burst, mean over reads");
   const double capacity = static_cast<double>(simulated_ps) * m_channels.size();
-  g.add("utilization", capacity > 0 ? static_cast<double>(busy) / capacity : 0, "ratio",
-        "fraction of time the data buses were transferring");
+  g.add("utilization",
+        capacity > 0 ? static_cast<double>(sum.data_bus_busy_cycles) * m_tck_ps / capacity : 0,
+        "ratio", "fraction of time the data buses were transferring");
   const double seconds = static_cast<double>(simulated_ps) * 1e-12;
   g.add("bandwidth_gbps", seconds > 0 ? (m_read_bytes + m_write_bytes) / seconds / 1e9 : 0, "GB/s",
         "bytes moved over simulated time");
-  g.add("peak_gbps", m_config.channel_bytes_per_s() * m_channels.size() / 1e9, "GB/s",
+  g.add("peak_gbps", m_config.spec.channel_bytes_per_s() * m_channels.size() / 1e9, "GB/s",
         "peak bandwidth of all channels");
   return g;
 }

@@ -3,18 +3,26 @@
 #include "common/sparse_memory.h"
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "models/ddr/address_mapper.h"
 #include "models/ddr/ddr_config.h"
+#include "models/ddr/dram_channel.h"
 
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace npu {
 
-/// DRAM: stores real bytes sparsely and times each access with a per-bank open-row
-/// model (row hit vs miss latency) and a per-channel data bus that serialises bursts.
+/// DRAM: a cycle-approximate controller per channel (DramChannel: queues, FR-FCFS,
+/// JEDEC timings, refresh) behind a TLM-2.0 target that stores real bytes sparsely.
+/// b_transport splits an access into 64-byte requests, queues them in their
+/// channels and blocks the calling thread until the last data burst has ended; one
+/// SC_METHOD runs every channel and re-arms itself at the next cycle something can
+/// happen, so concurrent initiators really contend for banks and buses.
 class Ddr : public sc_core::sc_module {
 public:
   tlm_utils::simple_target_socket<Ddr> socket;
@@ -26,25 +34,32 @@ public:
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
-  struct Channel {
-    BusyResource bus;
-    std::vector<int64_t> open_row; ///< per rank x bank, -1 when closed
+  /// One blocked b_transport: its requests still in the controller.
+  struct Waiter {
+    uint32_t remaining = 0;
+    sc_core::sc_event done;
   };
 
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& payload);
-  /// Times one access that stays inside one channel's interleave chunk; returns its end.
-  uint64_t access_chunk(uint64_t addr, uint64_t len, uint64_t ready_ps);
+  /// The controller clock: advances every channel to now, re-arms at the next event.
+  void run_controllers();
+  void request_done(uint64_t id);
+  uint64_t cycle_now() const;              ///< memory clock cycle containing the current time
+  uint64_t cycle_ps(uint64_t cycle) const; ///< start of a memory clock cycle
 
   DdrConfig m_config;
+  double m_tck_ps; ///< memory clock period
   SparseMemory m_memory;
-  std::vector<Channel> m_channels;
-  uint64_t m_reads = 0;
-  uint64_t m_writes = 0;
+  AddressMapper m_mapper;
+  std::vector<std::unique_ptr<DramChannel>> m_channels;
+  std::unordered_map<uint64_t, Waiter*> m_waiting; ///< request id -> its transaction
+  uint64_t m_next_id = 0;
+  sc_core::sc_event m_kick; ///< new requests: re-evaluate the next wake-up
+  sc_core::sc_event m_room; ///< a queue entry freed up
+  uint64_t m_transactions = 0;
   uint64_t m_read_bytes = 0;
   uint64_t m_write_bytes = 0;
-  uint64_t m_row_hits = 0;
-  uint64_t m_row_misses = 0;
 };
 
 } // namespace npu

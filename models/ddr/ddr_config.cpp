@@ -1,76 +1,139 @@
 #include "models/ddr/ddr_config.h"
 
-#include <map>
+#include <algorithm>
 
 namespace npu {
 namespace {
 
-struct Preset {
-  double data_rate_mts;
-  uint32_t bus_width_bits;
-  double tck_ns; ///< command clock period
-  uint32_t cl, rcd, rp, burst_cycles;
-  uint64_t row_bytes;
-  uint32_t banks;
-};
-
-// Timings in command-clock cycles; sources in models/ddr/README.md.
-const std::map<std::string, Preset>& presets() {
-  static const std::map<std::string, Preset> table = {
-      // JESD79-4 DDR4-3200AA: tCK 0.625 ns, CL/RCD/RP 22, BL8 = 4 clocks, x8 devices, 8 KiB rows,
-      // 4 bank groups x 4 banks.
-      {"DDR4-3200", {3200, 64, 0.625, 22, 22, 22, 4, 8192, 16}},
-      // JESD209-4 LPDDR4-3200: tCK 0.625 ns, RL 28, tRCD/tRP 18 ns (29 clocks), BL16 = 8 clocks,
-      // x16 channel, 2 KiB rows, 8 banks.
-      {"LPDDR4-3200", {3200, 16, 0.625, 28, 29, 29, 8, 2048, 8}},
-      // JESD209-5 LPDDR5-6400: CK 800 MHz (tCK 1.25 ns), RL 17 (at 1:4 WCK), tRCD/tRP 18 ns
-      // (15 clocks), BL16 = 2 clocks, x16 channel, 2 KiB rows, 16 banks.
-      {"LPDDR5-6400", {6400, 16, 1.25, 17, 15, 15, 2, 2048, 16}},
-      // JESD235C HBM2E 3.2 Gb/s: tCK 0.625 ns, CL/RCD/RP 14 ns (22 clocks), BL4 = 2 clocks,
-      // 128-bit channel, 1 KiB rows, 16 banks.
-      {"HBM2E", {3200, 128, 0.625, 22, 22, 22, 2, 1024, 16}},
-  };
-  return table;
+bool is_pow2(uint64_t v) {
+  return v != 0 && (v & (v - 1)) == 0;
 }
 
-uint64_t cycles_ps(double tck_ns, uint32_t cycles) {
-  return static_cast<uint64_t>(tck_ns * 1000.0 * cycles + 0.5);
+// `mapping`: a scheme name or a list of fields, most significant first.
+std::vector<DramField> read_mapping(cfg::Section& s, const DramSpec& spec, std::string& name) {
+  s.accept("mapping");
+  const cfg::Node* v = s.value("mapping");
+  std::vector<DramField> order;
+  if (v && v->is_seq()) {
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+    name.clear();
+    for (const cfg::Node& item : v->items) {
+      const auto f = item.is_scalar() ? parse_dram_field(item.scalar) : std::nullopt;
+      if (!f)
+        throw InputError(item.loc, s.key_path("mapping"),
+                         "unknown address field '" + (item.is_scalar() ? item.scalar : "") +
+                             "'; expected Ro, Ba, Bg, Ra, Co or Ch");
+      order.push_back(*f);
+      name += dram_field_name(*f);
+      list.push_back(dram_field_name(*f));
+    }
+    if (s.effective())
+      (*s.effective())["mapping"] = list;
+  } else {
+    name = s.choice("mapping", "RoBaCoBg", dram_mapping_scheme_names());
+    order = *dram_mapping_scheme(name);
+  }
+  const std::string error = check_dram_mapping(spec, order);
+  if (!error.empty())
+    s.fail("mapping", error);
+  return order;
+}
+
+DramControllerConfig read_controller(cfg::Section& s) {
+  DramControllerConfig c;
+  c.page_policy = s.choice("page_policy", "open", {"open", "closed"}) == "closed"
+                      ? DramControllerConfig::PagePolicy::Closed
+                      : DramControllerConfig::PagePolicy::Open;
+  c.read_queue = static_cast<uint32_t>(s.integer("read_queue", c.read_queue, 1, 4096));
+  c.write_queue = static_cast<uint32_t>(s.integer("write_queue", c.write_queue, 1, 4096));
+  c.write_high = s.real("write_high", c.write_high, 0.01, 1.0);
+  c.write_low = s.real("write_low", c.write_low, 0.0, 0.99);
+  if (c.write_low >= c.write_high)
+    s.fail("write_low", "must be below write_high");
+  c.refresh = s.boolean("refresh", c.refresh);
+  return c;
 }
 
 } // namespace
 
 DdrConfig read_ddr_config(cfg::Section& s) {
   DdrConfig c;
-  std::vector<std::string> names;
-  for (const auto& [name, p] : presets())
-    names.push_back(name);
-  c.preset = s.choice("preset", c.preset, names);
-  const Preset& p = presets().at(c.preset);
+  c.preset = s.choice("preset", c.preset, dram_preset_names());
+  DramSpec spec = dram_preset(c.preset);
   c.channels = static_cast<uint32_t>(s.integer("channels", 1, 1, 64));
+  if (!is_pow2(c.channels))
+    s.fail("channels", "must be a power of two (the address mapping needs whole bits), got " +
+                           std::to_string(c.channels));
   c.ranks = static_cast<uint32_t>(s.integer("ranks", 1, 1, 8));
-  c.mapping =
-      s.choice("mapping", "RoBaCoBg", {"RoBaCoBg", "RoBaRaCoCh", "RoRaBaCoCh", "RoCoBaRaCh"});
+  if (!is_pow2(c.ranks))
+    s.fail("ranks", "must be a power of two (the address mapping needs whole bits), got " +
+                        std::to_string(c.ranks));
+  spec.channels = c.channels;
+  spec.ranks = c.ranks;
+  // `mapping` is read once the geometry is known; keep its place in the effective config.
+  s.accept("mapping");
+  if (s.effective())
+    (*s.effective())["mapping"] = nullptr;
   c.size_bytes = s.bytes("size", 4ull << 30, 1ull << 20, 256ull << 30);
-  c.data_rate_mts = s.rate_mts("data_rate", p.data_rate_mts);
-  c.bus_width_bits = static_cast<uint32_t>(s.integer("bus_width", p.bus_width_bits, 8, 1024));
+  const uint32_t beats = spec.beats_per_clock();
+  c.data_rate_mts = s.rate_mts("data_rate", spec.data_rate_mts);
+  if (c.data_rate_mts <= 0)
+    s.fail("data_rate", "must be positive");
+  // Timings stay in clocks; the clock follows the data rate.
+  spec.data_rate_mts = c.data_rate_mts;
+  spec.tck_ps = beats * 1e6 / c.data_rate_mts;
+  c.bus_width_bits = static_cast<uint32_t>(s.integer("bus_width", spec.bus_width_bits, 8, 1024));
   if (c.bus_width_bits % 8 != 0)
     s.fail("bus_width", "must be a multiple of 8 bits");
-  c.row_bytes = s.bytes("row", p.row_bytes, 64, 1ull << 20);
-  c.banks = static_cast<uint32_t>(s.integer("banks", p.banks, 1, 256));
-  const uint64_t hit = cycles_ps(p.tck_ns, p.cl + p.burst_cycles);
-  const uint64_t miss = cycles_ps(p.tck_ns, p.rp + p.rcd + p.cl + p.burst_cycles);
-  c.row_hit_latency_ps = s.time_ps("row_hit_latency", hit, 1000);
-  c.row_miss_latency_ps = s.time_ps("row_miss_latency", miss, 1000);
-  if (c.row_miss_latency_ps < c.row_hit_latency_ps)
-    s.fail("row_miss_latency", "must not be shorter than row_hit_latency");
+  const uint32_t access_bits = spec.access_bytes * 8;
+  if (access_bits % c.bus_width_bits != 0 || (access_bits / c.bus_width_bits) % beats != 0)
+    s.fail("bus_width", "a " + std::to_string(spec.access_bytes) + "-byte access on a " +
+                            std::to_string(c.bus_width_bits) +
+                            "-bit bus is not a whole number of memory clocks (" +
+                            std::to_string(beats) + " beats per clock)");
+  spec.bus_width_bits = c.bus_width_bits;
+  spec.burst_length = access_bits / c.bus_width_bits;
+  // A narrower bus than the preset's makes bursts longer: column commands default to
+  // no closer than one burst.
+  spec.t.CCD_S = std::max(spec.t.CCD_S, spec.burst_cycles());
+  spec.t.CCD_L = std::max(spec.t.CCD_L, spec.burst_cycles());
+  c.row_bytes = s.bytes("row", spec.row_bytes(), 64, 1ull << 20);
+  if (!is_pow2(c.row_bytes))
+    s.fail("row", "must be a power of two");
+  if (c.row_bytes * 8 % c.bus_width_bits != 0)
+    s.fail("row", "must hold a whole number of bus-wide columns");
+  spec.columns = static_cast<uint32_t>(c.row_bytes * 8 / c.bus_width_bits);
+  c.banks = static_cast<uint32_t>(s.integer("banks", spec.banks(), 1, 256));
+  if (!is_pow2(c.banks))
+    s.fail("banks", "must be a power of two, got " + std::to_string(c.banks));
+  c.bank_groups =
+      static_cast<uint32_t>(s.integer("bank_groups", std::min(spec.bank_groups, c.banks), 1, 256));
+  if (!is_pow2(c.bank_groups))
+    s.fail("bank_groups", "must be a power of two, got " + std::to_string(c.bank_groups));
+  if (c.bank_groups > c.banks)
+    s.fail("bank_groups", "must not exceed banks (" + std::to_string(c.banks) + ")");
+  spec.bank_groups = c.bank_groups;
+  spec.banks_per_group = c.banks / c.bank_groups;
   // Ethos-U vela.ini models DRAM reads at 500 cycles of a ~1 GHz NPU clock end to end;
-  // an on-chip controller and PHY add tens of ns (LPDDR5 loaded latency 114-136 ns).
+  // an on-chip controller front end and PHY add tens of ns to the DRAM's own timing
+  // (LPDDR5 loaded latency seen from a phone CPU: 114-136 ns).
   c.controller_latency_ps = s.time_ps("controller_latency", 20000);
-  c.interleave_bytes = s.bytes("interleave", 256, 64, 1ull << 20);
-  if ((c.interleave_bytes & (c.interleave_bytes - 1)) != 0)
-    s.fail("interleave", "must be a power of two");
-  if (c.size_bytes % (static_cast<uint64_t>(c.channels) * c.interleave_bytes) != 0)
-    s.fail("size", "must be a multiple of channels x interleave");
+  if (c.size_bytes % c.channels != 0)
+    s.fail("size", "must divide evenly among the channels");
+
+  // Cycle-approximate controller: JEDEC timings in memory clocks, strict keys.
+  {
+    cfg::Section timing = s.section("timing");
+    for (const DramTimingKey& k : dram_timing_keys())
+      spec.t.*k.field = static_cast<uint32_t>(timing.integer(k.name, spec.t.*k.field, 0, 1 << 24));
+    timing.finish();
+  }
+  const std::string spec_error = check_dram_spec(spec);
+  if (!spec_error.empty())
+    s.fail("timing", spec_error);
+  c.spec = spec;
+  c.mapping_fields = read_mapping(s, spec, c.mapping);
+  c.controller = read_controller(s);
   s.finish();
   return c;
 }

@@ -1,9 +1,12 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/ddr/address_mapper.h"
+#include "models/ddr/dram_spec.h"
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace npu {
 
@@ -16,12 +19,18 @@ struct DdrConfig {
   uint64_t size_bytes = 4ull << 30;   ///< total capacity across channels
   double data_rate_mts = 3200;        ///< transfers per second per pin, millions
   uint32_t bus_width_bits = 16;       ///< data bus width of one channel
-  uint64_t row_hit_latency_ps = 0;    ///< tCL + burst, row already open
-  uint64_t row_miss_latency_ps = 0;   ///< tRP + tRCD + tCL + burst
-  uint64_t controller_latency_ps = 0; ///< queueing and PHY, added to every access
+  uint64_t controller_latency_ps = 0; ///< front end and PHY, added to every access
   uint64_t row_bytes = 2048;          ///< row (page) size of one bank
   uint32_t banks = 8;                 ///< banks per rank
-  uint64_t interleave_bytes = 64;     ///< consecutive bytes per channel
+  uint32_t bank_groups = 1;           ///< bank groups per rank (banks are split among them)
+
+  /// Geometry and JEDEC timings for the cycle-approximate controller: the preset, with
+  /// channels, ranks, data_rate, bus_width, row, banks, bank_groups and timing applied.
+  DramSpec spec;
+  /// Queues, page policy, write watermarks, refresh.
+  DramControllerConfig controller;
+  /// Address fields, most significant first (`mapping` as a scheme name or a list).
+  std::vector<DramField> mapping_fields;
 
   /// Peak bandwidth of one channel in bytes per second.
   double channel_bytes_per_s() const { return data_rate_mts * 1e6 * bus_width_bits / 8.0; }

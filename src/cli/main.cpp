@@ -1,5 +1,6 @@
 // npusim: the command-line front end.
 #include "cli/app.h"
+#include "cli/membench.h"
 #include "common/error.h"
 #include "config/node.h"
 #include "testbench/testbench.h"
@@ -50,12 +51,35 @@ int sc_main(int argc, char* argv[]) {
       app.add_subcommand("validate", "check configs and testbenches; exit 0 when all are valid");
   validate->add_option("files", files, "YAML files")->required();
 
+  npu::MembenchOptions bench;
+  CLI::App* membench = app.add_subcommand(
+      "membench", "drive the DDR model alone with a pattern or a trace; print one JSON object");
+  membench->add_option("--config", bench.config_path, "hardware configuration (YAML)")->required();
+  membench->add_option("--set", bench.overrides, "override a config key, e.g. ddr.channels=2")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  CLI::Option* pattern =
+      membench
+          ->add_option("--pattern", bench.pattern,
+                       "built-in pattern: seq_read, rand_read, seq_write or mix_rw")
+          ->check(CLI::IsMember({"seq_read", "rand_read", "seq_write", "mix_rw"}));
+  CLI::Option* requests =
+      membench->add_option("--requests", bench.requests, "requests of the pattern (64 B each)")
+          ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
+  CLI::Option* trace = membench->add_option(
+      "--trace", bench.trace_path, "Ramulator 2 load/store trace: `LD 0x...` / `ST 0x...`");
+  pattern->needs(requests)->excludes(trace);
+  requests->needs(pattern);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? npu::kExitOk : npu::kExitBadInput;
   }
+
+  if (*membench)
+    return npu::run_membench(bench);
 
   if (*validate) {
     bool ok = true;

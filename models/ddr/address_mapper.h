@@ -1,0 +1,71 @@
+#pragma once
+
+#include "models/ddr/dram_spec.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// One field of a DRAM address, as written in a mapping: Ro, Ba, Bg, Ra, Co, Ch.
+enum class DramField { Row, Bank, BankGroup, Rank, Column, Channel };
+
+/// Where a byte address lives inside the DRAM.
+struct DramAddress {
+  uint32_t channel = 0;
+  uint32_t rank = 0;
+  uint32_t bankgroup = 0;
+  uint32_t bank = 0; ///< bank inside its bank group
+  uint64_t row = 0;
+  uint32_t column = 0; ///< in units of one access (64 bytes), not device columns
+
+  bool operator==(const DramAddress& o) const {
+    return channel == o.channel && rank == o.rank && bankgroup == o.bankgroup && bank == o.bank &&
+           row == o.row && column == o.column;
+  }
+};
+
+/// "Ro" -> DramField::Row, ...; nullopt for anything else.
+std::optional<DramField> parse_dram_field(const std::string& name);
+const char* dram_field_name(DramField f);
+/// Field order of a named scheme, most significant first (RoBaRaCoCh, RoBaCoBg,
+/// RoRaBaCoCh, RoCoBaRaCh); nullopt for an unknown name.
+std::optional<std::vector<DramField>> dram_mapping_scheme(const std::string& name);
+std::vector<std::string> dram_mapping_scheme_names();
+/// "" when `order` is usable with `spec`, else why not: every field at most once, and a
+/// field may be left out only when it has one value (e.g. Bg without bank groups).
+std::string check_dram_mapping(const DramSpec& spec, const std::vector<DramField>& order);
+
+/// Decodes byte addresses by a field order given most to least significant above the
+/// access offset (log2 of 64 bytes). Field widths come from the geometry; bits above
+/// every field extend the row, so distinct addresses never alias.
+class AddressMapper {
+public:
+  /// Throws std::invalid_argument when check_dram_spec or check_dram_mapping fail.
+  AddressMapper(const DramSpec& spec, const std::vector<DramField>& order);
+
+  DramAddress decode(uint64_t addr) const;
+  /// The inverse of decode: the first byte of the access at `a`.
+  uint64_t encode(const DramAddress& a) const;
+  /// Only the channel field (for routing).
+  uint32_t channel_of(uint64_t addr) const {
+    return static_cast<uint32_t>((addr >> m_shift[kCh]) & m_mask[kCh]);
+  }
+  const std::vector<DramField>& order() const { return m_order; }
+  /// Width in bits of a field.
+  uint32_t bits(DramField f) const { return m_bits[static_cast<size_t>(f)]; }
+
+private:
+  static constexpr size_t kCh = static_cast<size_t>(DramField::Channel);
+
+  std::vector<DramField> m_order;
+  std::array<uint32_t, 6> m_bits{};
+  std::array<uint32_t, 6> m_shift{};
+  std::array<uint64_t, 6> m_mask{};
+  uint32_t m_top_shift = 0; ///< bits above every field start here
+};
+
+} // namespace npu

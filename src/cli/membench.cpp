@@ -1,0 +1,229 @@
+#include "cli/membench.h"
+
+#include "cli/app.h"
+#include "common/error.h"
+#include "models/ddr/dram_channel.h"
+#include "platform/platform_config.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <random>
+
+namespace npu {
+namespace {
+
+constexpr uint64_t kLineBytes = 64;
+constexpr uint64_t kRandomSpanBytes = 1ull << 30; // rand_read and mix_rw cover 1 GiB
+
+// Nearest-rank percentile of sorted values.
+uint64_t percentile(const std::vector<uint64_t>& sorted, double p) {
+  if (sorted.empty())
+    return 0;
+  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+} // namespace
+
+std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_t requests) {
+  std::vector<MembenchAccess> out;
+  out.reserve(requests);
+  const uint64_t lines = kRandomSpanBytes / kLineBytes;
+  std::mt19937_64 rng(0x5eed'd7a3ull); // fixed: same pattern every run
+  std::uniform_int_distribution<uint64_t> line(0, lines - 1);
+  std::bernoulli_distribution coin(0.5);
+  if (pattern == "seq_read" || pattern == "seq_write") {
+    const bool w = pattern == "seq_write";
+    for (uint64_t i = 0; i < requests; ++i)
+      out.push_back({i * kLineBytes, w});
+  } else if (pattern == "rand_read") {
+    for (uint64_t i = 0; i < requests; ++i)
+      out.push_back({line(rng) * kLineBytes, false});
+  } else if (pattern == "mix_rw") {
+    for (uint64_t i = 0; i < requests; ++i) {
+      const uint64_t addr = line(rng) * kLineBytes;
+      out.push_back({addr, coin(rng)});
+    }
+  } else {
+    throw InputError(SourceLoc{"--pattern", 0, 0}, "",
+                     "unknown pattern '" + pattern +
+                         "'; expected seq_read, rand_read, seq_write or mix_rw");
+  }
+  return out;
+}
+
+std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
+  std::ifstream in(path);
+  if (!in)
+    throw InputError(SourceLoc{path, 0, 0}, "", "cannot open the trace file");
+  std::vector<MembenchAccess> out;
+  std::string text;
+  for (int line_no = 1; std::getline(in, text); ++line_no) {
+    if (!text.empty() && text.back() == '\r')
+      text.pop_back();
+    size_t pos = text.find_first_not_of(" \t");
+    if (pos == std::string::npos || text[pos] == '#')
+      continue;
+    const auto fail = [&](size_t col, const std::string& msg) {
+      throw InputError(SourceLoc{path, line_no, static_cast<int>(col) + 1}, "", msg);
+    };
+    const size_t op_end = text.find_first_of(" \t", pos);
+    const std::string op = text.substr(pos, op_end == std::string::npos ? op_end : op_end - pos);
+    if (op != "LD" && op != "ST")
+      fail(pos, "expected LD or ST, got '" + op + "'");
+    if (op_end == std::string::npos)
+      fail(text.size(), "missing address after " + op);
+    const size_t addr_pos = text.find_first_not_of(" \t", op_end);
+    if (addr_pos == std::string::npos)
+      fail(text.size(), "missing address after " + op);
+    const size_t addr_end = text.find_first_of(" \t", addr_pos);
+    const std::string word =
+        text.substr(addr_pos, addr_end == std::string::npos ? addr_end : addr_end - addr_pos);
+    const bool hex = word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X');
+    const std::string digits = hex ? word.substr(2) : word;
+    const char* valid = hex ? "0123456789abcdefABCDEF" : "0123456789";
+    if (digits.empty() || digits.find_first_not_of(valid) != std::string::npos ||
+        digits.size() > (hex ? 16u : 19u))
+      fail(addr_pos, "expected an address such as 0x3b499b40, got '" + word + "'");
+    if (addr_end != std::string::npos) {
+      const size_t extra = text.find_first_not_of(" \t", addr_end);
+      if (extra != std::string::npos)
+        fail(extra, "unexpected text after the address");
+    }
+    const uint64_t addr = std::stoull(digits, nullptr, hex ? 16 : 10);
+    out.push_back({addr, op == "ST"});
+  }
+  if (out.empty())
+    throw InputError(SourceLoc{path, 0, 0}, "", "the trace has no requests");
+  return out;
+}
+
+MembenchResult run_membench_engine(const DdrConfig& config,
+                                   const std::vector<MembenchAccess>& accesses) {
+  const DramSpec& spec = config.spec;
+  const AddressMapper mapper(spec, config.mapping_fields);
+  const uint64_t n = accesses.size();
+  std::vector<uint64_t> arrival(n, 0);
+  std::vector<uint64_t> latencies;
+  latencies.reserve(n);
+  uint64_t completed = 0;
+  uint64_t last_done = 0;
+
+  std::vector<std::unique_ptr<DramChannel>> channels;
+  for (uint32_t i = 0; i < spec.channels; ++i) {
+    channels.push_back(std::make_unique<DramChannel>(spec, config.controller, mapper));
+    channels.back()->on_done = [&](uint64_t id, uint64_t done) {
+      ++completed;
+      last_done = std::max(last_done, done);
+      if (!accesses[id].is_write)
+        latencies.push_back(done - arrival[id]);
+    };
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  // Offer request i at the first cycle (at least one after the previous offer) at which
+  // its channel's queue has room, as the reference simulators' trace front ends do.
+  uint64_t cycle = 0;
+  for (uint64_t i = 0; i < n;) {
+    const MembenchAccess& a = accesses[i];
+    DramChannel& ch = *channels[mapper.channel_of(a.addr)];
+    if (ch.now() < cycle)
+      ch.advance_to(cycle);
+    if (ch.can_accept(a.is_write)) {
+      arrival[i] = cycle;
+      ch.enqueue({i, a.addr & ~(kLineBytes - 1), a.is_write}, cycle);
+      ++i;
+      ++cycle;
+    } else {
+      cycle = std::max(cycle + 1, ch.next_event());
+    }
+  }
+  for (auto& ch : channels) {
+    for (uint64_t t = ch->next_event(); t != std::numeric_limits<uint64_t>::max();
+         t = ch->next_event())
+      ch->advance_to(t);
+  }
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (completed != n)
+    throw std::logic_error("membench: " + std::to_string(n - completed) +
+                           " requests never completed");
+
+  MembenchResult r;
+  r.requests = n;
+  uint64_t hits = 0;
+  for (const auto& ch : channels) {
+    r.reads += ch->stats().reads;
+    r.writes += ch->stats().writes;
+    hits += ch->stats().row_hits;
+    r.refreshes += ch->stats().refreshes;
+  }
+  r.cycles = last_done;
+  r.simulated_ns = static_cast<double>(r.cycles) * spec.tck_ps / 1000.0;
+  r.bandwidth_gbps =
+      r.simulated_ns > 0 ? static_cast<double>(n * kLineBytes) / r.simulated_ns : 0.0;
+  std::sort(latencies.begin(), latencies.end());
+  double sum = 0;
+  for (uint64_t l : latencies)
+    sum += static_cast<double>(l);
+  const double ns_per_cycle = spec.tck_ps / 1000.0;
+  if (!latencies.empty())
+    r.read_latency_mean_ns = sum / static_cast<double>(latencies.size()) * ns_per_cycle;
+  r.read_latency_p50_ns = static_cast<double>(percentile(latencies, 0.50)) * ns_per_cycle;
+  r.read_latency_p99_ns = static_cast<double>(percentile(latencies, 0.99)) * ns_per_cycle;
+  r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
+  r.wall_s = wall_s;
+  r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
+  return r;
+}
+
+int run_membench(const MembenchOptions& options) {
+  try {
+    if (options.pattern.empty() == options.trace_path.empty())
+      throw InputError("membench needs either --pattern with --requests, or --trace");
+    if (!options.pattern.empty() && options.requests == 0)
+      throw InputError(SourceLoc{"--requests", 0, 0}, "",
+                       "--pattern needs --requests N with N >= 1");
+    const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
+    const std::vector<MembenchAccess> accesses =
+        options.trace_path.empty() ? membench_pattern(options.pattern, options.requests)
+                                   : read_membench_trace(options.trace_path);
+    const MembenchResult r = run_membench_engine(config.ddr, accesses);
+    nlohmann::ordered_json j;
+    j["preset"] = config.ddr.preset;
+    j["channels"] = config.ddr.channels;
+    j["ranks"] = config.ddr.ranks;
+    j["mapping"] = config.ddr.mapping;
+    j["workload"] = options.trace_path.empty() ? options.pattern : options.trace_path;
+    j["requests"] = r.requests;
+    j["reads"] = r.reads;
+    j["writes"] = r.writes;
+    j["cycles"] = r.cycles;
+    j["simulated_ns"] = r.simulated_ns;
+    j["bandwidth_gbps"] = r.bandwidth_gbps;
+    j["read_latency_ns"] = {{"mean", r.read_latency_mean_ns},
+                            {"p50", r.read_latency_p50_ns},
+                            {"p99", r.read_latency_p99_ns}};
+    j["row_hit_rate"] = r.row_hit_rate;
+    j["refreshes"] = r.refreshes;
+    j["wall_s"] = r.wall_s;
+    j["requests_per_wall_s"] = r.requests_per_wall_s;
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  } catch (const InputError& e) {
+    std::cerr << "npusim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "npusim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+} // namespace npu

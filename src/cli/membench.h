@@ -1,0 +1,58 @@
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace npu {
+
+/// What `npusim membench` runs: the DDR model of a config, alone, under a built-in
+/// pattern or a Ramulator 2 load/store trace.
+struct MembenchOptions {
+  std::string config_path;
+  std::vector<std::string> overrides; ///< --set key.path=value
+  std::string pattern;                ///< seq_read | rand_read | seq_write | mix_rw
+  uint64_t requests = 0;              ///< with a pattern
+  std::string trace_path;             ///< instead of a pattern
+};
+
+/// One 64-byte access of a membench run.
+struct MembenchAccess {
+  uint64_t addr = 0;
+  bool is_write = false;
+};
+
+/// The accesses of a built-in pattern (fixed seeds): seq_* address i*64; rand_read uniform
+/// 64-byte lines over 1 GiB; mix_rw uniform lines, each a write with probability 0.5.
+/// Throws InputError for an unknown pattern.
+std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_t requests);
+/// Reads a trace: one `LD 0x3b499b40` or `ST 0x38eeb640` a line; blank lines and lines
+/// starting with '#' are skipped. Errors are InputError with file:line:column.
+std::vector<MembenchAccess> read_membench_trace(const std::string& path);
+
+/// Figures of one run. Times in memory clocks are converted with the preset's tCK.
+struct MembenchResult {
+  uint64_t requests = 0, reads = 0, writes = 0;
+  uint64_t cycles = 0; ///< first request offered to last data burst
+  double simulated_ns = 0;
+  double bandwidth_gbps = 0;
+  double read_latency_mean_ns = 0, read_latency_p50_ns = 0, read_latency_p99_ns = 0;
+  double row_hit_rate = 0;
+  uint64_t refreshes = 0;
+  double wall_s = 0;
+  double requests_per_wall_s = 0;
+};
+
+struct DdrConfig;
+/// Drives one DramChannel per channel (routed by the mapping's channel field), offering
+/// one request per memory clock in order and stalling while its queue is full, until
+/// every request has completed.
+MembenchResult run_membench_engine(const DdrConfig& config,
+                                   const std::vector<MembenchAccess>& accesses);
+
+/// `npusim membench`: prints one JSON object on stdout. Returns 0, 2 on bad input (one
+/// "npusim: ..." line on stderr), 1 on internal errors.
+int run_membench(const MembenchOptions& options);
+
+} // namespace npu

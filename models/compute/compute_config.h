@@ -11,8 +11,13 @@ namespace npu {
 struct ComputeConfig {
   uint32_t units = 4;
   ArrayShape array;
+  Dataflow dataflow = Dataflow::OutputStationary;
+  uint32_t vector_lanes = 64; ///< vector-unit lanes (8-bit element operations per cycle)
   double frequency_hz = 1e9;
   uint64_t launch_overhead_cycles = 100; ///< unit-local setup before the first instruction
+
+  /// The parts the cost formulas use.
+  ComputeModel model() const { return {array, dataflow, vector_lanes}; }
 };
 
 ComputeConfig read_compute_config(cfg::Section& section);

@@ -1,18 +1,23 @@
 #include "models/compute/compute_unit.h"
 
 #include "common/address_map.h"
+#include "common/error.h"
 #include "common/tlm_util.h"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace npu {
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
                          ICache& icache, DmaEngine& dma, Region sram_partition)
     : sc_module(name), m_config(config), m_index(index), m_icache(icache), m_dma(dma),
-      m_sram(sram_partition), m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
+      m_sram(sram_partition), m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
+      m_load_pool("loads", kStreams), m_store_pool("stores", kStreams) {
   SC_HAS_PROCESS(ComputeUnit);
   SC_THREAD(run);
+  SC_THREAD(load_loop);
+  SC_THREAD(store_loop);
 }
 
 void ComputeUnit::start(const KernelJob& job, DoneCallback done) {
@@ -36,9 +41,10 @@ void ComputeUnit::serve() {
     result.unit = m_index;
     m_icache.preload(job.binary_addr, job.binary_bytes, job.launch_id);
     result.t4_ps = to_ps(sc_core::sc_time_stamp());
-    execute(job);
+    m_instruction_stall_ps += result.t4_ps - t3;
+    execute(job, result);
     result.t5_ps = to_ps(sc_core::sc_time_stamp());
-    m_busy_ps += result.t5_ps - t3;
+    m_occupied_ps += result.t5_ps - t3;
     ++m_kernels;
     DoneCallback done = std::move(m_done);
     m_job.reset();
@@ -46,61 +52,234 @@ void ComputeUnit::serve() {
   }
 }
 
-void ComputeUnit::stream(const std::vector<Region>& regions, uint64_t bytes, bool to_sram,
-                         uint64_t launch_id) {
-  if (bytes == 0 || regions.empty())
-    return;
-  // Half the partition per chunk: the other half holds the tile being computed.
-  const uint64_t chunk_max = std::max<uint64_t>(m_sram.bytes / 2, 64);
-  NpuExtension tag;
-  tag.who = Initiator::Compute;
-  tag.unit = m_index;
-  tag.launch_id = launch_id;
-  size_t region = 0;
-  uint64_t region_offset = 0;
-  uint64_t half = 0;
-  while (bytes > 0) {
-    const Region& r = regions[region];
-    const uint64_t len = std::min({bytes, chunk_max, r.bytes - region_offset});
-    const uint64_t sram = address_map::kSramBase + m_sram.addr + half * chunk_max;
-    const uint64_t mem = r.addr + region_offset;
-    if (to_sram)
-      m_dma.copy(sram, mem, len, "operand load of launch " + std::to_string(launch_id), tag);
-    else
-      m_dma.copy(mem, sram, len, "result store of launch " + std::to_string(launch_id), tag);
-    bytes -= len;
-    half ^= 1;
-    region_offset += len;
-    if (region_offset == r.bytes) {
-      region_offset = 0;
-      region = (region + 1) % regions.size();
-    }
+TilePlan ComputeUnit::plan(const KernelJob& job) const {
+  try {
+    return plan_tiles(job.op, m_config.model(), m_sram.bytes, job.units, job.share);
+  } catch (const std::runtime_error& e) {
+    throw SimulationError("launch " + std::to_string(job.launch_id) + " on compute unit " +
+                          std::to_string(m_index) + ": " + e.what());
   }
 }
 
-void ComputeUnit::execute(const KernelJob& job) {
-  const OpWork work = op_work(job.op, m_config.array, job.units);
-  sc_core::wait(ps(m_config.launch_overhead_cycles * m_period_ps));
-  stream(job.inputs, work.load_bytes, true, job.launch_id);
-  const uint64_t compute_ps = work.compute_cycles * m_period_ps;
-  sc_core::wait(ps(compute_ps));
-  m_compute_ps += compute_ps;
-  m_macs += work.macs;
-  stream({job.output}, work.store_bytes, false, job.launch_id);
+const TilePlan& ComputeUnit::cached_plan(const KernelJob& job) {
+  // Relaunching the same kernel is common; planning searches many tile shapes.
+  if (!m_plan || m_plan_op != job.op || m_plan_units != job.units || m_plan_share != job.share) {
+    m_plan = plan(job);
+    m_plan_op = job.op;
+    m_plan_units = job.units;
+    m_plan_share = job.share;
+  }
+  return *m_plan;
+}
+
+void ComputeUnit::wait_cycles(uint64_t cycles) {
+  const uint64_t t = cycles * m_period_ps;
+  if (t > 0)
+    sc_core::wait(ps(t));
+  m_busy_ps += t;
+}
+
+void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
+  const uint64_t busy_before = m_busy_ps, stall_before = m_memory_stall_ps;
+  wait_cycles(m_config.launch_overhead_cycles);
+  const TilePlan& plan = cached_plan(job);
+  if (job.op.kind == OpKind::Cycles) {
+    // No data: skip the pipeline threads (this is the launch-rate benchmark's kernel).
+    wait_cycles(job.op.cycles);
+  } else if (plan.size() > 0) {
+    m_running = true;
+    m_next_load = 0;
+    m_computed = 0;
+    m_ready.clear();
+    m_results_issued = 0;
+    m_results_stored = 0;
+    m_to_store.clear();
+    m_load_go.notify(sc_core::SC_ZERO_TIME);
+    const uint64_t rc = static_cast<uint64_t>(m_config.array.rows) * m_config.array.cols;
+    const uint64_t per_op = dtype_cycles_per_op(job.op.dtype);
+    for (uint64_t i = 0; i < plan.size(); ++i) {
+      const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
+      while (m_ready.empty())
+        sc_core::wait(m_loaded);
+      Tile tile = std::move(m_ready.front());
+      m_ready.pop_front();
+      // Results go to result buffer (issued % 2): wait until its previous store is done.
+      if (!tile.stores.empty())
+        while (m_results_issued >= m_results_stored + 2)
+          sc_core::wait(m_stored);
+      m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
+      wait_cycles(tile.cycles);
+      const uint64_t t_ps = tile.cycles * m_period_ps;
+      if (tile.engine == Engine::Array) {
+        m_array_ps += t_ps;
+        m_peak_macs += static_cast<double>(tile.cycles) * static_cast<double>(rc) /
+                       static_cast<double>(per_op);
+      } else if (tile.engine == Engine::Vector) {
+        m_vector_ps += t_ps;
+        m_peak_vector_ops +=
+            static_cast<double>(tile.cycles) * m_config.vector_lanes / static_cast<double>(per_op);
+      }
+      m_macs += tile.macs;
+      m_vector_ops += tile.vector_ops;
+      ++m_tiles;
+      ++m_computed;
+      m_computed_event.notify(sc_core::SC_ZERO_TIME);
+      if (!tile.stores.empty()) {
+        m_to_store.push_back({m_results_issued++, std::move(tile.stores)});
+        m_store_go.notify(sc_core::SC_ZERO_TIME);
+      }
+    }
+    const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
+    while (m_results_stored < m_results_issued)
+      sc_core::wait(m_stored);
+    m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
+    m_running = false;
+  }
+  result.compute_ps = m_busy_ps - busy_before;
+  result.memory_stall_ps = m_memory_stall_ps - stall_before;
+}
+
+void ComputeUnit::load_loop() {
+  guarded([this] {
+    while (true) {
+      while (!m_running || m_next_load >= m_plan->size())
+        sc_core::wait(m_load_go);
+      const uint64_t i = m_next_load;
+      // Operand buffer i % 2 is free once tile i - 2 has been computed.
+      while (i >= m_computed + 2)
+        sc_core::wait(m_computed_event);
+      Tile tile = m_plan->tile(i);
+      move(tile.loads, true, (i % 2) * m_plan->operand_buffer_bytes(), m_load_pool);
+      m_ready.push_back(std::move(tile));
+      ++m_next_load;
+      m_loaded.notify(sc_core::SC_ZERO_TIME);
+    }
+  });
+}
+
+void ComputeUnit::store_loop() {
+  guarded([this] {
+    while (true) {
+      while (m_to_store.empty())
+        sc_core::wait(m_store_go);
+      const PendingStore& s = m_to_store.front();
+      const uint64_t buffer =
+          2 * m_plan->operand_buffer_bytes() + (s.result % 2) * m_plan->result_buffer_bytes();
+      move(s.stores, false, buffer, m_store_pool);
+      m_to_store.pop_front();
+      ++m_results_stored;
+      m_stored.notify(sc_core::SC_ZERO_TIME);
+    }
+  });
+}
+
+void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, uint64_t buffer,
+                       WorkerPool& pool) {
+  const KernelJob& job = *m_job;
+  if (load && job.inputs.empty())
+    return;
+  const uint64_t sram_base = address_map::kSramBase + m_sram.addr + buffer;
+  std::vector<DmaTransfer> descriptors;
+  for (const TileTransfer& t : transfers) {
+    const Region& region = load ? job.inputs[t.operand % job.inputs.size()] : job.output;
+    for (const RegionPiece& p : map_to_region(t, region.bytes)) {
+      sc_assert(buffer + p.sram_offset + p.row_bytes * p.rows <= m_sram.bytes);
+      DmaTransfer d;
+      d.row_bytes = p.row_bytes;
+      d.rows = p.rows;
+      const uint64_t mem = region.addr + p.region_offset;
+      const uint64_t sram = sram_base + p.sram_offset;
+      d.src = load ? mem : sram;
+      d.src_stride = load ? p.region_stride : p.row_bytes;
+      d.dst = load ? sram : mem;
+      d.dst_stride = load ? p.row_bytes : p.region_stride;
+      descriptors.push_back(d);
+    }
+  }
+  if (descriptors.empty())
+    return;
+  // A lone big descriptor would keep one DMA channel busy and leave the others idle:
+  // split it (by rows, or by bytes for one row) into up to kStreams parts.
+  if (descriptors.size() < kStreams) {
+    std::vector<DmaTransfer> split;
+    const uint64_t parts_each = kStreams / descriptors.size();
+    for (const DmaTransfer& d : descriptors) {
+      const uint64_t parts =
+          std::min<uint64_t>(parts_each, d.rows > 1 ? d.rows : d.row_bytes / kMinSplitBytes);
+      if (parts <= 1) {
+        split.push_back(d);
+        continue;
+      }
+      if (d.rows > 1) {
+        for (uint64_t p = 0, row = 0; p < parts; ++p) {
+          const uint64_t n = d.rows / parts + (p < d.rows % parts ? 1 : 0);
+          DmaTransfer x = d;
+          x.src = d.src + row * d.src_stride;
+          x.dst = d.dst + row * d.dst_stride;
+          x.rows = n;
+          split.push_back(x);
+          row += n;
+        }
+      } else {
+        const uint64_t step = (d.row_bytes / parts + 255) / 256 * 256;
+        for (uint64_t at = 0; at < d.row_bytes; at += step) {
+          const uint64_t n = std::min(step, d.row_bytes - at);
+          split.push_back(DmaTransfer::linear(d.dst + at, d.src + at, n));
+        }
+      }
+    }
+    descriptors = std::move(split);
+  }
+  NpuExtension tag;
+  tag.who = Initiator::Compute;
+  tag.unit = m_index;
+  tag.launch_id = job.launch_id;
+  const std::string what = std::string(load ? "operand load" : "result store") + " of launch " +
+                           std::to_string(job.launch_id) + " on unit " + std::to_string(m_index);
+  if (m_dma_active++ == 0)
+    m_dma_since_ps = to_ps(sc_core::sc_time_stamp());
+  pool.run(descriptors.size(), [&](uint64_t i) { m_dma.run(descriptors[i], what, tag); });
+  if (--m_dma_active == 0)
+    m_memory_active_ps += to_ps(sc_core::sc_time_stamp()) - m_dma_since_ps;
+  m_dma_transfers += descriptors.size();
+  for (const DmaTransfer& d : descriptors)
+    (load ? m_bytes_loaded : m_bytes_stored) += d.bytes();
 }
 
 StatGroup ComputeUnit::stats(uint64_t simulated_ps) const {
   StatGroup g{"compute.unit" + std::to_string(m_index), {}};
+  const auto ns = [](uint64_t v) { return static_cast<double>(v) / 1000.0; };
+  const uint64_t accounted = m_busy_ps + m_memory_stall_ps + m_instruction_stall_ps;
   g.add("kernels", static_cast<double>(m_kernels), "count", "kernels (or shares) run");
-  g.add("busy_ns", static_cast<double>(m_busy_ps) / 1000.0, "ns", "time from dispatch to finish");
-  g.add("utilization", simulated_ps ? static_cast<double>(m_busy_ps) / simulated_ps : 0, "ratio",
-        "busy fraction of simulated time");
-  g.add("mac_utilization",
-        m_compute_ps
-            ? static_cast<double>(m_macs) / (static_cast<double>(m_compute_ps) / m_period_ps *
-                                             m_config.array.rows * m_config.array.cols)
-            : 0,
-        "ratio", "useful MACs per MAC-array cycle while computing");
+  g.add("busy_ns", ns(m_busy_ps), "ns",
+        "computing: MAC array, vector unit, cycles kernels and launch setup");
+  g.add("stalled_on_memory_ns", ns(m_memory_stall_ps), "ns",
+        "waiting for operand loads or for result stores to free a buffer");
+  g.add("stalled_on_instructions_ns", ns(m_instruction_stall_ps), "ns",
+        "waiting for the kernel's instructions (launch phase 4)");
+  g.add("idle_ns", ns(simulated_ps > accounted ? simulated_ps - accounted : 0), "ns",
+        "no kernel assigned");
+  g.add("utilization",
+        simulated_ps ? static_cast<double>(m_busy_ps) / static_cast<double>(simulated_ps) : 0,
+        "ratio", "busy fraction of simulated time");
+  g.add("array_busy_ns", ns(m_array_ps), "ns", "MAC array computing tiles");
+  g.add("vector_busy_ns", ns(m_vector_ps), "ns", "vector unit computing tiles");
+  g.add("mac_utilization", m_peak_macs > 0 ? static_cast<double>(m_macs) / m_peak_macs : 0, "ratio",
+        "useful MACs / MACs the array could do while computing tiles");
+  g.add("vector_utilization",
+        m_peak_vector_ops > 0 ? static_cast<double>(m_vector_ops) / m_peak_vector_ops : 0, "ratio",
+        "useful element operations / what the lanes could do while computing tiles");
+  g.add("macs", static_cast<double>(m_macs), "count", "useful multiply-accumulates");
+  g.add("vector_ops", static_cast<double>(m_vector_ops), "count",
+        "useful vector element operations");
+  g.add("tiles", static_cast<double>(m_tiles), "count", "SRAM tiles computed");
+  g.add("bytes_loaded", static_cast<double>(m_bytes_loaded), "bytes",
+        "operand bytes moved into the SRAM partition");
+  g.add("bytes_stored", static_cast<double>(m_bytes_stored), "bytes",
+        "result bytes moved out of the SRAM partition");
+  g.add("dma_transfers", static_cast<double>(m_dma_transfers), "count", "DMA descriptors issued");
+  g.add("memory_active_ns", ns(m_memory_active_ps), "ns",
+        "time with an operand load or result store in flight");
   return g;
 }
 

@@ -1,24 +1,38 @@
 #pragma once
 
 #include "common/stats.h"
+#include "common/worker_pool.h"
 #include "models/compute/compute_config.h"
 #include "models/compute/kernel_job.h"
+#include "models/compute/tiling.h"
 #include "models/dma/dma.h"
 #include "models/icache/icache.h"
 
 #include <systemc>
 
+#include <deque>
 #include <functional>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace npu {
 
 /// One compute unit: loads the kernel's instructions through its instruction
-/// cache (phase 4), then executes (phase 5): operand tiles come into its SRAM
-/// partition through the DMA engine, the MAC array computes, results go back.
+/// cache (phase 4), then executes (phase 5) its share of the op tile by tile: a
+/// loader thread brings each tile's operands into the unit's SRAM partition through
+/// the DMA engine, the unit's thread computes (one wait per tile, from the systolic
+/// or vector-unit formula), and a storer thread writes finished results back. Two
+/// operand and two result buffers let the loads of the next tile and the stores of
+/// the previous one overlap the current tile's compute.
 class ComputeUnit : public sc_core::sc_module {
 public:
   using DoneCallback = std::function<void(const UnitResult&)>;
+  /// DMA descriptors one loader or storer keeps in flight (a tile's operands load
+  /// side by side, e.g. the A and B blocks of a matmul, on separate DMA channels).
+  static constexpr unsigned kStreams = 4;
+  /// Smallest part a one-row descriptor is split into to spread it over channels.
+  static constexpr uint64_t kMinSplitBytes = 4096;
 
   ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index, ICache& icache,
               DmaEngine& dma, Region sram_partition);
@@ -28,15 +42,30 @@ public:
   bool busy() const { return m_job.has_value(); }
   int index() const { return m_index; }
   ICache& icache() { return m_icache; }
-  uint64_t busy_ps() const { return m_busy_ps; }
+  /// Time occupied by kernels, dispatch to finish, summed (ps); for load balancing.
+  uint64_t busy_ps() const { return m_occupied_ps; }
+  /// The tiling this unit uses for `job` (the same plan execute() runs).
+  TilePlan plan(const KernelJob& job) const;
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
+  struct PendingStore {
+    uint64_t result = 0; ///< result index: buffer result % 2
+    std::vector<TileTransfer> stores;
+  };
+
   void run();
   void serve();
-  void execute(const KernelJob& job);
-  /// Moves `bytes` between `regions` (cyclically) and the SRAM partition, in chunks.
-  void stream(const std::vector<Region>& regions, uint64_t bytes, bool to_sram, uint64_t launch_id);
+  void execute(const KernelJob& job, UnitResult& result);
+  void load_loop();
+  void store_loop();
+  /// Moves a tile's transfers between their regions (read or written cyclically) and
+  /// SRAM at `buffer`: every DMA descriptor of the batch is issued at once, up to
+  /// kStreams in flight, and the call returns when all are done.
+  void move(const std::vector<TileTransfer>& transfers, bool load, uint64_t buffer,
+            WorkerPool& pool);
+  const TilePlan& cached_plan(const KernelJob& job);
+  void wait_cycles(uint64_t cycles);
 
   ComputeConfig m_config;
   int m_index;
@@ -47,10 +76,42 @@ private:
   std::optional<KernelJob> m_job;
   DoneCallback m_done;
   sc_core::sc_event m_start;
-  uint64_t m_busy_ps = 0;
+
+  // The running job's tile pipeline (shared by the unit, loader and storer threads).
+  std::optional<TilePlan> m_plan; ///< plan of the last job (op, units, share below)
+  OpSpec m_plan_op;
+  uint32_t m_plan_units = 0;
+  uint32_t m_plan_share = 0;
+  bool m_running = false;
+  uint64_t m_next_load = 0;      ///< next tile the loader fetches
+  uint64_t m_computed = 0;       ///< tiles computed
+  std::deque<Tile> m_ready;      ///< loaded tiles waiting for compute (at most 2)
+  uint64_t m_results_issued = 0; ///< result tiles handed to the storer
+  uint64_t m_results_stored = 0;
+  std::deque<PendingStore> m_to_store;
+  WorkerPool m_load_pool;
+  WorkerPool m_store_pool;
+  sc_core::sc_event m_load_go, m_loaded, m_computed_event, m_store_go, m_stored;
+  uint32_t m_dma_active = 0;
+  uint64_t m_dma_since_ps = 0;
+
+  // statistics
+  uint64_t m_occupied_ps = 0;
   uint64_t m_kernels = 0;
-  uint64_t m_compute_ps = 0;
+  uint64_t m_busy_ps = 0;
+  uint64_t m_memory_stall_ps = 0;
+  uint64_t m_instruction_stall_ps = 0;
+  uint64_t m_array_ps = 0;
+  uint64_t m_vector_ps = 0;
+  double m_peak_macs = 0;       ///< MACs the array could have done while computing
+  double m_peak_vector_ops = 0; ///< likewise for the vector unit
   uint64_t m_macs = 0;
+  uint64_t m_vector_ops = 0;
+  uint64_t m_tiles = 0;
+  uint64_t m_bytes_loaded = 0;
+  uint64_t m_bytes_stored = 0;
+  uint64_t m_dma_transfers = 0;
+  uint64_t m_memory_active_ps = 0;
 };
 
 } // namespace npu

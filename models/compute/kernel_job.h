@@ -20,6 +20,7 @@ struct KernelJob {
   uint64_t binary_bytes = 0;
   OpSpec op;
   uint32_t units = 1;         ///< units the kernel spans
+  uint32_t share = 0;         ///< which of the `units` shares this unit runs (0-based)
   std::vector<Region> inputs; ///< operands, read cyclically
   Region output;              ///< results, written cyclically
 };
@@ -30,6 +31,8 @@ struct UnitResult {
   uint64_t t4_ps = 0; ///< instructions resident
   uint64_t t5_ps = 0; ///< finished
   uint64_t ifetch_stall_ps = 0;
+  uint64_t compute_ps = 0;      ///< MAC array, vector unit and setup busy, within t4..t5
+  uint64_t memory_stall_ps = 0; ///< waiting for operand loads or result stores, within t4..t5
 };
 
 } // namespace npu

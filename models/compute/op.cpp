@@ -1,12 +1,28 @@
 #include "models/compute/op.h"
 
+#include "models/compute/tiling.h"
+
 #include <algorithm>
 #include <stdexcept>
+#include <tuple>
 
 namespace npu {
+namespace {
+
+template <typename E>
+E from_name(const std::vector<std::string>& names, const std::string& name, const char* what) {
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end())
+    throw std::invalid_argument(std::string("unknown ") + what + " " + name);
+  return static_cast<E>(it - names.begin());
+}
+
+} // namespace
 
 const std::vector<std::string>& op_kind_names() {
-  static const std::vector<std::string> names = {"cycles", "matmul", "conv2d"};
+  static const std::vector<std::string> names = {"cycles",           "matmul",  "conv2d",
+                                                 "depthwise_conv2d", "pool",    "fully_connected",
+                                                 "elementwise",      "softmax", "layernorm"};
   return names;
 }
 
@@ -15,79 +31,163 @@ const std::vector<std::string>& dtype_names() {
   return names;
 }
 
+const std::vector<std::string>& dataflow_names() {
+  static const std::vector<std::string> names = {"output_stationary", "weight_stationary",
+                                                 "input_stationary"};
+  return names;
+}
+
 OpKind op_kind_from_name(const std::string& name) {
-  const auto& names = op_kind_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end())
-    throw std::invalid_argument("unknown op " + name);
-  return static_cast<OpKind>(it - names.begin());
+  return from_name<OpKind>(op_kind_names(), name, "op");
 }
 
 DType dtype_from_name(const std::string& name) {
-  const auto& names = dtype_names();
-  const auto it = std::find(names.begin(), names.end(), name);
-  if (it == names.end())
-    throw std::invalid_argument("unknown dtype " + name);
-  return static_cast<DType>(it - names.begin());
+  return from_name<DType>(dtype_names(), name, "dtype");
 }
 
-uint32_t dtype_bytes(DType type) {
+Dataflow dataflow_from_name(const std::string& name) {
+  return from_name<Dataflow>(dataflow_names(), name, "dataflow");
+}
+
+const std::string& op_kind_name(OpKind kind) {
+  return op_kind_names().at(static_cast<size_t>(kind));
+}
+
+const std::string& dataflow_name(Dataflow dataflow) {
+  return dataflow_names().at(static_cast<size_t>(dataflow));
+}
+
+namespace {
+// The one table of element types: bytes, and cycles a PE or lane needs per operation.
+struct DTypeInfo {
+  uint32_t bytes;
+  uint32_t cycles_per_op; ///< 1 / (MACs per PE per cycle)
+};
+DTypeInfo dtype_info(DType type) {
   switch (type) {
   case DType::Int8:
-    return 1;
+    return {1, 1};
   case DType::Fp16:
   case DType::Bf16:
-    return 2;
+    return {2, 2};
   case DType::Fp32:
-    return 4;
+    return {4, 4};
   }
-  return 1;
+  return {1, 1};
+}
+} // namespace
+
+uint32_t dtype_bytes(DType type) {
+  return dtype_info(type).bytes;
 }
 
-static uint64_t ceil_div(uint64_t a, uint64_t b) {
-  return (a + b - 1) / b;
+uint32_t dtype_cycles_per_op(DType type) {
+  return dtype_info(type).cycles_per_op;
+}
+
+bool OpSpec::operator==(const OpSpec& o) const {
+  auto fields = [](const OpSpec& x) {
+    return std::make_tuple(x.kind, x.dtype, x.cycles, x.m, x.n, x.k, x.batch, x.channels, x.height,
+                           x.width, x.filters, x.r, x.s, x.stride, x.pad, x.in_features,
+                           x.out_features, x.elements, x.inputs, x.rows, x.cols);
+  };
+  return fields(*this) == fields(o);
+}
+
+uint64_t out_height(const OpSpec& op) {
+  const uint64_t padded = op.height + 2 * op.pad;
+  if (op.stride == 0 || padded < op.r)
+    return 0;
+  return (padded - op.r) / op.stride + 1;
+}
+
+uint64_t out_width(const OpSpec& op) {
+  const uint64_t padded = op.width + 2 * op.pad;
+  if (op.stride == 0 || padded < op.s)
+    return 0;
+  return (padded - op.s) / op.stride + 1;
 }
 
 void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
   *m = *n = *k = 0;
-  if (op.kind == OpKind::Matmul) {
+  switch (op.kind) {
+  case OpKind::Matmul:
     *m = op.m;
     *n = op.n;
     *k = op.k;
-  } else if (op.kind == OpKind::Conv2d) {
-    const uint64_t ho = (op.height + 2 * op.pad - op.r) / op.stride + 1;
-    const uint64_t wo = (op.width + 2 * op.pad - op.s) / op.stride + 1;
-    *m = op.batch * ho * wo;
+    break;
+  case OpKind::Conv2d:
+    *m = op.batch * out_height(op) * out_width(op);
     *n = op.filters;
     *k = op.channels * op.r * op.s;
+    break;
+  case OpKind::FullyConnected:
+    *m = op.batch;
+    *n = op.out_features;
+    *k = op.in_features;
+    break;
+  default:
+    break;
   }
 }
 
+std::string op_size_problem(const OpSpec& op) {
+  // Work and footprint in floating point, so that absurd sizes cannot overflow here.
+  const double es = dtype_bytes(op.dtype);
+  double work = 0;  // MACs or element operations
+  double bytes = 0; // operand and result bytes
+  switch (op.kind) {
+  case OpKind::Cycles:
+    return "";
+  case OpKind::Matmul:
+  case OpKind::FullyConnected:
+  case OpKind::Conv2d: {
+    uint64_t m = 0, n = 0, k = 0;
+    if (op.kind == OpKind::Conv2d && (out_height(op) == 0 || out_width(op) == 0))
+      return "the filter is larger than the padded input";
+    lowered_matmul(op, &m, &n, &k);
+    const auto dm = static_cast<double>(m), dn = static_cast<double>(n),
+               dk = static_cast<double>(k);
+    work = dm * dn * dk;
+    bytes = (dm * dk + dk * dn + dm * dn) * es;
+    break;
+  }
+  case OpKind::DepthwiseConv2d:
+  case OpKind::Pool: {
+    if (out_height(op) == 0 || out_width(op) == 0)
+      return "the window is larger than the padded input";
+    const double outputs = static_cast<double>(op.batch) * static_cast<double>(op.channels) *
+                           static_cast<double>(out_height(op)) * static_cast<double>(out_width(op));
+    work = outputs * static_cast<double>(op.r) * static_cast<double>(op.s);
+    bytes = (static_cast<double>(op.batch) * static_cast<double>(op.channels) *
+                 static_cast<double>(op.height) * static_cast<double>(op.width) +
+             outputs) *
+            es;
+    break;
+  }
+  case OpKind::Elementwise:
+    work = static_cast<double>(op.elements);
+    bytes = work * (op.inputs + 1) * es;
+    break;
+  case OpKind::Softmax:
+  case OpKind::Layernorm:
+    work = static_cast<double>(op.rows) * static_cast<double>(op.cols) * rowwise_passes(op.kind);
+    bytes = 2 * static_cast<double>(op.rows) * static_cast<double>(op.cols) * es;
+    break;
+  }
+  if (work > 1e18)
+    return "too much work to simulate (over 1e18 operations)";
+  if (bytes > 1e15)
+    return "operands too large (over 1e15 bytes)";
+  return "";
+}
+
 OpWork op_work(const OpSpec& op, const ArrayShape& array, uint32_t units) {
-  OpWork w;
+  ComputeModel model;
+  model.array = array;
   units = std::max<uint32_t>(units, 1);
-  if (op.kind == OpKind::Cycles) {
-    w.compute_cycles = op.cycles;
-    return w;
-  }
-  uint64_t m = 0, n = 0, k = 0;
-  lowered_matmul(op, &m, &n, &k);
-  const uint64_t es = dtype_bytes(op.dtype);
-  const uint64_t tiles = ceil_div(m, array.rows) * ceil_div(n, array.cols);
-  const uint64_t my_tiles = ceil_div(tiles, units);
-  w.compute_cycles = my_tiles * (k + array.rows + array.cols - 2);
-  w.macs = m * n * k / units;
-  if (op.kind == OpKind::Matmul) {
-    // Each unit reads its rows of A and all of B, writes its rows of C.
-    w.load_bytes = ceil_div(m, units) * k * es + k * n * es;
-    w.store_bytes = ceil_div(m, units) * n * es;
-  } else {
-    const uint64_t input = op.batch * op.channels * op.height * op.width * es;
-    const uint64_t weights = op.filters * op.channels * op.r * op.s * es;
-    w.load_bytes = ceil_div(input, units) + weights;
-    w.store_bytes = ceil_div(m * n * es, units);
-  }
-  return w;
+  // "Unlimited" SRAM: 1 TiB, so the planner weighs only compute, traffic and overlap.
+  return plan_tiles(op, model, 1ull << 40, units, 0).totals();
 }
 
 } // namespace npu

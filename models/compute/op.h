@@ -6,25 +6,53 @@
 
 namespace npu {
 
-enum class OpKind { Cycles, Matmul, Conv2d };
+enum class OpKind {
+  Cycles,
+  Matmul,
+  Conv2d,
+  DepthwiseConv2d,
+  Pool,
+  FullyConnected,
+  Elementwise,
+  Softmax,
+  Layernorm
+};
 enum class DType { Int8, Fp16, Bf16, Fp32 };
+/// What stays in the MAC array's processing elements while the other operands stream.
+enum class Dataflow { OutputStationary, WeightStationary, InputStationary };
 
-/// Names as they appear in testbenches ("matmul", "int8", ...).
+/// Names as they appear in testbenches and configs ("matmul", "int8", "output_stationary").
 const std::vector<std::string>& op_kind_names();
 const std::vector<std::string>& dtype_names();
+const std::vector<std::string>& dataflow_names();
 OpKind op_kind_from_name(const std::string& name);
 DType dtype_from_name(const std::string& name);
+Dataflow dataflow_from_name(const std::string& name);
+const std::string& op_kind_name(OpKind kind);
+const std::string& dataflow_name(Dataflow dataflow);
+
+/// Bytes of one element.
 uint32_t dtype_bytes(DType type);
+/// Cycles one processing element (MAC array) or one vector lane spends per MAC or
+/// element operation: int8 1 (1 MAC/PE/cycle), fp16 and bf16 2 (1/2), fp32 4 (1/4).
+uint32_t dtype_cycles_per_op(DType type);
 
 /// What a kernel computes. Unused fields stay zero.
 struct OpSpec {
   OpKind kind = OpKind::Cycles;
   DType dtype = DType::Int8;
-  uint64_t cycles = 0;          ///< cycles
+  uint64_t cycles = 0;          ///< cycles: unit cycles
   uint64_t m = 0, n = 0, k = 0; ///< matmul: (m x k) * (k x n)
-  // conv2d, NCHW input, k filters of c x r x s
+  // conv2d (NHWC input n x h x w x c, k filters of r x s x c), depthwise_conv2d, pool
   uint64_t batch = 0, channels = 0, height = 0, width = 0, filters = 0, r = 0, s = 0;
   uint64_t stride = 1, pad = 0;
+  uint64_t in_features = 0, out_features = 0; ///< fully_connected (batch rows)
+  uint64_t elements = 0;                      ///< elementwise
+  uint32_t inputs = 1;                        ///< elementwise: 1 (unary) or 2 (binary)
+  uint64_t rows = 0, cols = 0;                ///< softmax, layernorm: along each row
+
+  bool operator==(const OpSpec& o) const;
+  bool operator!=(const OpSpec& o) const { return !(*this == o); }
 };
 
 /// A MAC array of rows x cols processing elements.
@@ -33,20 +61,38 @@ struct ArrayShape {
   uint32_t cols = 32;
 };
 
-/// Work of one unit's share of an op (no timing, no SystemC).
-struct OpWork {
-  uint64_t compute_cycles = 0;
-  uint64_t load_bytes = 0;  ///< operands read from memory
-  uint64_t store_bytes = 0; ///< results written back
-  uint64_t macs = 0;
+/// The parts of a compute unit that the cost formulas need (no SystemC).
+struct ComputeModel {
+  ArrayShape array;
+  Dataflow dataflow = Dataflow::OutputStationary;
+  uint32_t vector_lanes = 64;
 };
 
-/// Output-stationary systolic model: every rows x cols output tile takes
-/// k + rows + cols - 2 cycles (fill, k steady-state steps, drain). A kernel on
-/// `units` units splits its output tiles evenly; this returns one unit's share.
+/// Work of one unit's share of an op (no timing, no SystemC).
+struct OpWork {
+  uint64_t compute_cycles = 0; ///< MAC-array plus vector-unit cycles
+  uint64_t load_bytes = 0;     ///< operands read from memory
+  uint64_t store_bytes = 0;    ///< results written back
+  uint64_t macs = 0;           ///< useful multiply-accumulates on the MAC array
+  uint64_t vector_ops = 0;     ///< useful element operations on the vector unit
+};
+
+/// Work of the first of `units` shares of `op` under the tiling a unit with unlimited
+/// SRAM would choose (output-stationary, 64 lanes): close to the ideal, with each
+/// operand read about once (see models/compute/README.md, "Tiling").
 OpWork op_work(const OpSpec& op, const ArrayShape& array, uint32_t units);
 
-/// The matmul an op lowers to (conv2d by im2col); m = n = k = 0 for `cycles`.
+/// The matmul an op lowers to (conv2d by im2col, fully_connected directly);
+/// m = n = k = 0 for ops that run on the vector unit and for `cycles`.
 void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k);
+
+/// Output height and width of conv2d, depthwise_conv2d and pool (0 when the window
+/// does not fit the padded input).
+uint64_t out_height(const OpSpec& op);
+uint64_t out_width(const OpSpec& op);
+
+/// Empty when the op's sizes are consistent and small enough to simulate, else a
+/// sentence saying what is wrong (for input errors).
+std::string op_size_problem(const OpSpec& op);
 
 } // namespace npu

@@ -14,7 +14,8 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config)
     m_channels.back()->on_done = [this](uint64_t id, uint64_t) { request_done(id); };
     // A queue entry frees when its RD/WR issues: blocked initiators may enter then.
     m_channels.back()->on_dequeue = [this](bool, uint64_t) {
-      m_room.notify(sc_core::SC_ZERO_TIME);
+      if (m_room_waiters > 0)
+        m_room.notify(sc_core::SC_ZERO_TIME);
     };
   }
   socket.register_b_transport(this, &Ddr::b_transport);
@@ -76,14 +77,20 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   Waiter waiter;
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
-    while (!ch.can_accept(is_write))
-      sc_core::wait(m_room);
+    if (!ch.can_accept(is_write)) {
+      // Queue full: let the controller run, then take the next free entry.
+      m_kick.notify(sc_core::SC_ZERO_TIME);
+      ++m_room_waiters;
+      while (!ch.can_accept(is_write))
+        sc_core::wait(m_room);
+      --m_room_waiters;
+    }
     const uint64_t id = m_next_id++;
     m_waiting.emplace(id, &waiter);
     ++waiter.remaining;
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
-    m_kick.notify(sc_core::SC_ZERO_TIME);
   }
+  m_kick.notify(sc_core::SC_ZERO_TIME);
   while (waiter.remaining > 0)
     sc_core::wait(waiter.done);
   if (is_write) {

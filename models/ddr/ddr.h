@@ -55,8 +55,9 @@ private:
   std::vector<std::unique_ptr<DramChannel>> m_channels;
   std::unordered_map<uint64_t, Waiter*> m_waiting; ///< request id -> its transaction
   uint64_t m_next_id = 0;
-  sc_core::sc_event m_kick; ///< new requests: re-evaluate the next wake-up
-  sc_core::sc_event m_room; ///< a queue entry freed up
+  uint32_t m_room_waiters = 0; ///< initiators blocked on a full queue
+  sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up
+  sc_core::sc_event m_room;    ///< a queue entry freed up
   uint64_t m_transactions = 0;
   uint64_t m_read_bytes = 0;
   uint64_t m_write_bytes = 0;

@@ -209,7 +209,9 @@ void Scheduler::start_kernel(uint32_t q) {
   }
   m_running.emplace(id, std::move(run));
   ++m_kernels_dispatched;
-  for (int u : chosen) {
+  for (size_t i = 0; i < chosen.size(); ++i) {
+    const int u = chosen[i];
+    job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
     m_units[static_cast<size_t>(u)]->start(
         job, [this, id, u](const UnitResult& r) { unit_done(id, u, r); });

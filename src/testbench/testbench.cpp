@@ -2,6 +2,7 @@
 
 #include "config/section.h"
 #include "config/units.h"
+#include "models/compute/op.h"
 
 #include <algorithm>
 #include <functional>
@@ -55,17 +56,40 @@ std::string scalar_of(const cfg::Node& n, const std::string& key, const char* ex
 KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   KernelDesc d;
   d.name = name;
-  const cfg::Node& op_node = s.require("op", "an op such as matmul");
-  (void)op_node;
+  s.require("op", "an op such as matmul");
   const std::string op = s.choice("op", "cycles", op_kind_names());
   d.op.kind = op_kind_from_name(op);
   d.op.dtype = dtype_from_name(s.choice("dtype", "int8", dtype_names()));
   d.binary_bytes = s.bytes("binary", 4096, 64, 1ull << 30);
   d.units = static_cast<uint32_t>(s.integer("units", 1, 1, 1024));
   constexpr int64_t kMaxDim = 1 << 24;
-  auto dim = [&](const char* key) {
-    s.require(key, "a positive whole number");
-    return static_cast<uint64_t>(s.integer(key, 1, 1, kMaxDim));
+  auto count = [&](const char* key, int64_t max, const char* expected) {
+    s.require(key, expected);
+    return static_cast<uint64_t>(s.integer(key, 1, 1, max));
+  };
+  auto dim = [&](const char* key) { return count(key, kMaxDim, "a positive whole number"); };
+  // Keys as in the chapter's launch_conv_kernel: input n x c x h x w, k filters r x s.
+  auto window = [&](bool filters, bool padded) {
+    d.op.batch = dim("n");
+    d.op.channels = dim("c");
+    d.op.height = dim("h");
+    d.op.width = dim("w");
+    if (filters)
+      d.op.filters = dim("k");
+    d.op.r = dim("r");
+    d.op.s = dim("s");
+    d.op.stride = static_cast<uint64_t>(s.integer("stride", 1, 1, 64));
+    if (padded)
+      d.op.pad = static_cast<uint64_t>(s.integer("pad", static_cast<int64_t>(d.op.r / 2), 0, 64));
+    // Existing scripts match "filter larger than the padded input".
+    const std::string what = std::string(filters || padded ? "filter" : "window") +
+                             " larger than the " + (padded ? "padded " : "") + "input";
+    if (out_height(d.op) == 0)
+      s.fail("r", what + " (" + std::to_string(d.op.r) + " rows, input height " +
+                      std::to_string(d.op.height + 2 * d.op.pad) + ")");
+    if (out_width(d.op) == 0)
+      s.fail("s", what + " (" + std::to_string(d.op.s) + " columns, input width " +
+                      std::to_string(d.op.width + 2 * d.op.pad) + ")");
   };
   switch (d.op.kind) {
   case OpKind::Cycles:
@@ -78,20 +102,32 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
     d.op.k = dim("k");
     break;
   case OpKind::Conv2d:
-    // Keys as in the chapter's launch_conv_kernel: input n x c x h x w, k filters r x s.
+    window(true, true);
+    break;
+  case OpKind::DepthwiseConv2d:
+    window(false, true);
+    break;
+  case OpKind::Pool:
+    window(false, false);
+    break;
+  case OpKind::FullyConnected:
     d.op.batch = dim("n");
-    d.op.channels = dim("c");
-    d.op.height = dim("h");
-    d.op.width = dim("w");
-    d.op.filters = dim("k");
-    d.op.r = dim("r");
-    d.op.s = dim("s");
-    d.op.stride = static_cast<uint64_t>(s.integer("stride", 1, 1, 64));
-    d.op.pad = static_cast<uint64_t>(s.integer("pad", static_cast<int64_t>(d.op.r / 2), 0, 64));
-    if (d.op.height + 2 * d.op.pad < d.op.r || d.op.width + 2 * d.op.pad < d.op.s)
-      s.fail("r", "filter larger than the padded input");
+    d.op.in_features = dim("in");
+    d.op.out_features = dim("out");
+    break;
+  case OpKind::Elementwise:
+    d.op.elements = count("elements", int64_t{1} << 40, "a positive number of elements");
+    d.op.inputs = static_cast<uint32_t>(s.integer("inputs", 1, 1, 2));
+    break;
+  case OpKind::Softmax:
+  case OpKind::Layernorm:
+    d.op.rows = dim("rows");
+    d.op.cols = dim("cols");
     break;
   }
+  const std::string problem = op_size_problem(d.op);
+  if (!problem.empty())
+    s.fail("op", op + ": " + problem);
   s.finish();
   return d;
 }

@@ -1,5 +1,6 @@
-// Op cost formulas: output-stationary systolic tiles, operand traffic, im2col lowering.
+// Op cost summaries (op_work), im2col and fully-connected lowering, names and sizes.
 #include "models/compute/op.h"
+#include "models/compute/tiling.h"
 
 #include <gtest/gtest.h>
 
@@ -36,49 +37,67 @@ OpSpec conv(uint64_t n, uint64_t c, uint64_t h, uint64_t w, uint64_t k, uint64_t
 
 const ArrayShape k32{32, 32};
 
-TEST(OpWork, Matmul64On32x32) {
-  const OpWork w = op_work(matmul(64, 64, 64), k32, 1);
-  EXPECT_EQ(w.compute_cycles, 504u); // 4 tiles x (64 + 32 + 32 - 2)
-  EXPECT_EQ(w.macs, 64u * 64 * 64);
-  EXPECT_EQ(w.load_bytes, 64u * 64 + 64 * 64); // A and B
-  EXPECT_EQ(w.store_bytes, 64u * 64);          // C
+// op_work is the first share's totals under the tiling a unit with unlimited SRAM
+// would choose (models/compute/README.md); the systolic formulas themselves are
+// checked tile by tile in tests/compute/tiling_test.cpp.
+TEST(OpWork, IsTheUnlimitedSramPlan) {
+  for (uint32_t units : {1u, 2u, 3u}) {
+    ComputeModel model;
+    model.array = k32;
+    const OpWork w = op_work(matmul(64, 64, 64), k32, units);
+    const OpWork p = plan_tiles(matmul(64, 64, 64), model, 1ull << 40, units, 0).totals();
+    EXPECT_EQ(w.compute_cycles, p.compute_cycles);
+    EXPECT_EQ(w.load_bytes, p.load_bytes);
+    EXPECT_EQ(w.store_bytes, p.store_bytes);
+    EXPECT_EQ(w.macs, p.macs);
+  }
 }
 
-TEST(OpWork, MatmulBytesScaleWithDtype) {
+TEST(OpWork, Matmul64On32x32) {
+  const OpWork w = op_work(matmul(64, 64, 64), k32, 1);
+  // At least one pass over the 4 output blocks: 4 x (64 + 32 + 32 - 2); splitting k
+  // into SRAM tiles (for overlap) adds a fill and drain per chunk.
+  EXPECT_GE(w.compute_cycles, 504u);
+  EXPECT_LE(w.compute_cycles, 2u * 504);
+  EXPECT_EQ(w.macs, 64u * 64 * 64);
+  EXPECT_GE(w.load_bytes, 64u * 64 + 64 * 64); // A and B at least once
+  EXPECT_EQ(w.store_bytes, 64u * 64);          // C once
+}
+
+TEST(OpWork, MatmulBytesAndCyclesScaleWithDtype) {
+  const OpWork i8 = op_work(matmul(64, 64, 64), k32, 1);
   const OpWork fp16 = op_work(matmul(64, 64, 64, DType::Fp16), k32, 1);
-  EXPECT_EQ(fp16.load_bytes, 2u * (64 * 64 + 64 * 64));
+  EXPECT_EQ(fp16.load_bytes, 2 * i8.load_bytes);
   EXPECT_EQ(fp16.store_bytes, 2u * 64 * 64);
-  EXPECT_EQ(fp16.compute_cycles, 504u);
+  EXPECT_EQ(fp16.compute_cycles, 2 * i8.compute_cycles); // 1/2 MAC per PE per cycle
   const OpWork fp32 = op_work(matmul(16, 8, 4, DType::Fp32), k32, 1);
   EXPECT_EQ(fp32.load_bytes, 4u * (16 * 4 + 4 * 8));
   EXPECT_EQ(fp32.store_bytes, 4u * 16 * 8);
+  EXPECT_EQ(fp32.compute_cycles, 4u * (4 + 16 + 8 - 2)); // 1/4 MAC per PE per cycle
 }
 
-TEST(OpWork, PartialTilesCountAsWholeTiles) {
-  // m = 33 needs two row tiles; n = 32 one column tile.
-  EXPECT_EQ(op_work(matmul(33, 32, 10), k32, 1).compute_cycles, 2u * (10 + 62));
-  EXPECT_EQ(op_work(matmul(1, 1, 1), k32, 1).compute_cycles, 1u * (1 + 62));
+TEST(OpWork, PartialBlocksSkewOnlyAcrossTheirPes) {
+  // A 1 x 1 x 1 matmul uses one PE: 1 + 1 + 1 - 2 = 1 cycle.
+  EXPECT_EQ(op_work(matmul(1, 1, 1), k32, 1).compute_cycles, 1u);
+  // 33 x 32 outputs, k = 10: blocks of 32 and 1 rows.
+  EXPECT_EQ(op_work(matmul(33, 32, 10), k32, 1).compute_cycles,
+            (10u + 32 + 32 - 2) + (10u + 1 + 32 - 2));
 }
 
-TEST(OpWork, NonSquareArray) {
-  const ArrayShape a{16, 8};
-  // 4 row tiles x 8 column tiles, each 64 + 16 + 8 - 2 cycles.
-  EXPECT_EQ(op_work(matmul(64, 64, 64), a, 1).compute_cycles, 32u * 86);
-}
-
-TEST(OpWork, MultiUnitSplitsTiles) {
+TEST(OpWork, MultiUnitSplitsOutputBlocks) {
+  const OpWork one = op_work(matmul(64, 64, 64), k32, 1);
   const OpWork two = op_work(matmul(64, 64, 64), k32, 2);
-  EXPECT_EQ(two.compute_cycles, 2u * 126);
   EXPECT_EQ(two.macs, 64u * 64 * 64 / 2);
-  EXPECT_EQ(two.load_bytes, 32u * 64 + 64 * 64); // its rows of A, all of B
-  EXPECT_EQ(two.store_bytes, 32u * 64);
-  EXPECT_EQ(op_work(matmul(64, 64, 64), k32, 3).compute_cycles, 2u * 126); // ceil(4 / 3)
-  EXPECT_EQ(op_work(matmul(64, 64, 64), k32, 4).compute_cycles, 1u * 126);
-  EXPECT_EQ(op_work(matmul(64, 64, 64), k32, 8).compute_cycles, 1u * 126);
+  EXPECT_EQ(two.store_bytes, 64u * 64 / 2);
+  EXPECT_LT(two.compute_cycles, one.compute_cycles);
+  EXPECT_EQ(op_work(matmul(64, 64, 64), k32, 4).macs, 64u * 64 * 64 / 4);
 }
 
 TEST(OpWork, ZeroUnitsMeansOne) {
-  EXPECT_EQ(op_work(matmul(64, 64, 64), k32, 0).compute_cycles, 504u);
+  const OpWork zero = op_work(matmul(64, 64, 64), k32, 0);
+  const OpWork one = op_work(matmul(64, 64, 64), k32, 1);
+  EXPECT_EQ(zero.compute_cycles, one.compute_cycles);
+  EXPECT_EQ(zero.macs, one.macs);
 }
 
 TEST(OpWork, CyclesKernel) {
@@ -124,21 +143,44 @@ TEST(OpLowering, Conv2dStrideAndNoPadding) {
 
 TEST(OpWork, Conv2dSpecKernel) {
   const OpWork w = op_work(conv(1, 64, 56, 56, 64, 3, 3, 1, 1), k32, 1);
-  // 3136 x 64 x 576 matmul: 98 x 2 tiles of 576 + 62 cycles.
-  EXPECT_EQ(w.compute_cycles, 196u * 638);
+  // 3136 x 64 x 576 matmul: at least 98 x 2 blocks of 576 + 62 cycles.
+  EXPECT_GE(w.compute_cycles, 196u * 638);
   EXPECT_EQ(w.macs, 3136u * 64 * 576);
-  EXPECT_EQ(w.load_bytes, 64u * 56 * 56 + 64 * 64 * 9); // input + weights
+  EXPECT_GE(w.load_bytes, 64u * 56 * 56 + 64 * 64 * 9); // input + weights
+  EXPECT_LT(w.load_bytes, 3136u * 576);                 // not the im2col matrix
   EXPECT_EQ(w.store_bytes, 3136u * 64);
   const OpWork two = op_work(conv(1, 64, 56, 56, 64, 3, 3, 1, 1), k32, 2);
-  EXPECT_EQ(two.compute_cycles, 98u * 638);
-  EXPECT_EQ(two.load_bytes, 64u * 56 * 56 / 2 + 64 * 64 * 9); // weights are not split
   EXPECT_EQ(two.store_bytes, 3136u * 64 / 2);
+  EXPECT_EQ(two.macs, 3136u * 64 * 576 / 2);
+}
+
+TEST(OpLowering, FullyConnectedIsAMatmul) {
+  OpSpec fc;
+  fc.kind = OpKind::FullyConnected;
+  fc.batch = 8;
+  fc.in_features = 1000;
+  fc.out_features = 10;
+  uint64_t m = 0, n = 0, k = 0;
+  lowered_matmul(fc, &m, &n, &k);
+  EXPECT_EQ(m, 8u);
+  EXPECT_EQ(n, 10u);
+  EXPECT_EQ(k, 1000u);
+}
+
+TEST(OpSize, ProblemsAreNamed) {
+  EXPECT_EQ(op_size_problem(matmul(64, 64, 64)), "");
+  EXPECT_NE(op_size_problem(matmul(1 << 24, 1 << 24, 1 << 24)), "");
+  EXPECT_NE(op_size_problem(conv(1, 1, 2, 2, 1, 5, 5, 1, 0)), "");
 }
 
 TEST(OpNames, RoundTripAndSizes) {
   EXPECT_EQ(op_kind_from_name("cycles"), OpKind::Cycles);
   EXPECT_EQ(op_kind_from_name("matmul"), OpKind::Matmul);
   EXPECT_EQ(op_kind_from_name("conv2d"), OpKind::Conv2d);
+  EXPECT_EQ(op_kind_from_name("depthwise_conv2d"), OpKind::DepthwiseConv2d);
+  EXPECT_EQ(op_kind_from_name("layernorm"), OpKind::Layernorm);
+  EXPECT_EQ(dataflow_from_name("weight_stationary"), Dataflow::WeightStationary);
+  EXPECT_THROW(dataflow_from_name("row_stationary"), std::invalid_argument);
   EXPECT_EQ(dtype_from_name("int8"), DType::Int8);
   EXPECT_EQ(dtype_from_name("bf16"), DType::Bf16);
   EXPECT_EQ(dtype_bytes(DType::Int8), 1u);

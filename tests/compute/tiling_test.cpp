@@ -1,0 +1,452 @@
+// Tiling and cost formulas of the compute units (plain logic, no SystemC time):
+// systolic tile steps per dataflow, vector-unit cycles, the dtype table, plans that
+// fit the SRAM partition and cover the op exactly, shares, and cyclic region mapping.
+#include "models/compute/op.h"
+#include "models/compute/tiling.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace npu {
+namespace {
+
+const ArrayShape k32{32, 32};
+
+OpSpec matmul(uint64_t m, uint64_t n, uint64_t k, DType dtype = DType::Int8) {
+  OpSpec op;
+  op.kind = OpKind::Matmul;
+  op.dtype = dtype;
+  op.m = m;
+  op.n = n;
+  op.k = k;
+  return op;
+}
+
+OpSpec window(OpKind kind, uint64_t n, uint64_t c, uint64_t h, uint64_t w, uint64_t k, uint64_t r,
+              uint64_t s, uint64_t stride, uint64_t pad) {
+  OpSpec op;
+  op.kind = kind;
+  op.batch = n;
+  op.channels = c;
+  op.height = h;
+  op.width = w;
+  op.filters = k;
+  op.r = r;
+  op.s = s;
+  op.stride = stride;
+  op.pad = pad;
+  return op;
+}
+
+ComputeModel model(Dataflow df = Dataflow::OutputStationary, uint32_t lanes = 64) {
+  ComputeModel m;
+  m.array = k32;
+  m.dataflow = df;
+  m.vector_lanes = lanes;
+  return m;
+}
+
+// --- Systolic formulas, by hand --------------------------------------------------
+
+TEST(TileSteps, OutputStationaryOneFullBlockIsKPlusRowsPlusColsMinusTwo) {
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 32, 32, 4096), 4096u + 62);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 16, 16, 16), 46u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 1, 1, 1), 1u);
+}
+
+TEST(TileSteps, OutputStationarySumsOverOutputBlocks) {
+  // 64 x 48 outputs: blocks 32x32, 32x16, 32x32, 32x16; each kt + r + c - 2.
+  const uint64_t kt = 40;
+  const uint64_t expected =
+      (kt + 32 + 32 - 2) + (kt + 32 + 16 - 2) + (kt + 32 + 32 - 2) + (kt + 32 + 16 - 2);
+  EXPECT_EQ(expected, 376u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 64, 48, kt), expected);
+  // A partial block only skews across the PEs it uses: 33 rows = 32 + 1.
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 33, 32, 10),
+            (10u + 32 + 32 - 2) + (10u + 1 + 32 - 2));
+}
+
+TEST(TileSteps, WeightStationaryPreloadsEachWeightBlockThenStreamsTheRows) {
+  // Weight blocks k x c of a 40 x 48 B: (32, 32), (32, 16), (8, 32), (8, 16);
+  // each k (preload) + mt + k + c - 2 with mt = 64 rows streaming.
+  const uint64_t mt = 64;
+  const uint64_t expected = (32 + mt + 32 + 32 - 2) + (32 + mt + 32 + 16 - 2) +
+                            (8 + mt + 8 + 32 - 2) + (8 + mt + 8 + 16 - 2);
+  EXPECT_EQ(expected, 504u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, mt, 48, 40), expected);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, 4096, 32, 32), 32u + 4096 + 32 + 30);
+}
+
+TEST(TileSteps, InputStationaryPreloadsEachInputBlockThenStreamsTheColumns) {
+  // Input blocks k x m of the 64 x 40 A (k on array rows, m on columns):
+  // (32, 32) twice and (8, 32) twice; each k + nt + k + m - 2 with nt = 48.
+  const uint64_t nt = 48;
+  const uint64_t expected = 2 * (32 + nt + 32 + 32 - 2) + 2 * (8 + nt + 8 + 32 - 2);
+  EXPECT_EQ(expected, 472u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::InputStationary, k32, 64, nt, 40), expected);
+}
+
+TEST(TileSteps, NonSquareArray) {
+  const ArrayShape a{16, 8};
+  // 64 x 64 outputs on 16 x 8: 4 x 8 blocks of 64 + 16 + 8 - 2.
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, a, 64, 64, 64), 32u * 86);
+}
+
+TEST(TileSteps, EmptyTileTakesNoTime) {
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 0, 4, 4), 0u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, 4, 0, 4), 0u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::InputStationary, k32, 4, 4, 0), 0u);
+}
+
+TEST(DTypes, TableOfBytesAndRates) {
+  EXPECT_EQ(dtype_bytes(DType::Int8), 1u);
+  EXPECT_EQ(dtype_bytes(DType::Fp16), 2u);
+  EXPECT_EQ(dtype_bytes(DType::Bf16), 2u);
+  EXPECT_EQ(dtype_bytes(DType::Fp32), 4u);
+  // int8 1 MAC/PE/cycle, fp16 and bf16 1/2, fp32 1/4.
+  EXPECT_EQ(dtype_cycles_per_op(DType::Int8), 1u);
+  EXPECT_EQ(dtype_cycles_per_op(DType::Fp16), 2u);
+  EXPECT_EQ(dtype_cycles_per_op(DType::Bf16), 2u);
+  EXPECT_EQ(dtype_cycles_per_op(DType::Fp32), 4u);
+}
+
+TEST(VectorUnit, CyclesAndReductions) {
+  EXPECT_EQ(vector_cycles(64, 64, DType::Int8), 1u);
+  EXPECT_EQ(vector_cycles(65, 64, DType::Int8), 2u);
+  EXPECT_EQ(vector_cycles(64, 64, DType::Fp16), 2u);
+  EXPECT_EQ(vector_cycles(64, 64, DType::Fp32), 4u);
+  EXPECT_EQ(vector_cycles(1000, 16, DType::Int8), 63u);
+  EXPECT_EQ(reduction_cycles(64), 6u);
+  EXPECT_EQ(reduction_cycles(48), 6u);
+  EXPECT_EQ(reduction_cycles(1), 0u);
+  EXPECT_EQ(rowwise_passes(OpKind::Softmax), 3u);
+  EXPECT_EQ(rowwise_reductions(OpKind::Softmax), 2u);
+  EXPECT_EQ(rowwise_passes(OpKind::Layernorm), 3u);
+  EXPECT_EQ(rowwise_reductions(OpKind::Layernorm), 2u);
+}
+
+// --- Plans ------------------------------------------------------------------------
+
+// Every op the planner knows, small and large.
+std::vector<OpSpec> sample_ops() {
+  std::vector<OpSpec> ops;
+  ops.push_back(matmul(16, 16, 16));
+  ops.push_back(matmul(100, 70, 300, DType::Fp16));
+  ops.push_back(matmul(1024, 512, 2048));
+  ops.push_back(matmul(1, 4096, 4096, DType::Fp32));
+  ops.push_back(window(OpKind::Conv2d, 1, 64, 56, 56, 64, 3, 3, 1, 1));
+  ops.push_back(window(OpKind::Conv2d, 2, 3, 224, 224, 64, 7, 7, 2, 3));
+  ops.push_back(window(OpKind::Conv2d, 1, 512, 7, 7, 512, 3, 3, 1, 1));
+  ops.push_back(window(OpKind::DepthwiseConv2d, 1, 96, 112, 112, 0, 3, 3, 2, 1));
+  ops.push_back(window(OpKind::Pool, 1, 64, 112, 112, 0, 2, 2, 2, 0));
+  ops.push_back(window(OpKind::Pool, 1, 3, 9, 7, 0, 3, 3, 1, 0));
+  OpSpec fc;
+  fc.kind = OpKind::FullyConnected;
+  fc.batch = 8;
+  fc.in_features = 1000;
+  fc.out_features = 300;
+  ops.push_back(fc);
+  OpSpec ew;
+  ew.kind = OpKind::Elementwise;
+  ew.elements = 1'000'003;
+  ew.inputs = 2;
+  ops.push_back(ew);
+  OpSpec sm;
+  sm.kind = OpKind::Softmax;
+  sm.rows = 77;
+  sm.cols = 1000;
+  ops.push_back(sm);
+  OpSpec ln = sm;
+  ln.kind = OpKind::Layernorm;
+  ln.dtype = DType::Bf16;
+  ln.rows = 3;
+  ln.cols = 100'000; // a row does not fit 112 KiB in bf16: streamed in chunks per pass
+  ops.push_back(ln);
+  return ops;
+}
+
+uint64_t output_bytes(const OpSpec& op) {
+  const uint64_t es = dtype_bytes(op.dtype);
+  uint64_t m = 0, n = 0, k = 0;
+  lowered_matmul(op, &m, &n, &k);
+  switch (op.kind) {
+  case OpKind::DepthwiseConv2d:
+  case OpKind::Pool:
+    return op.batch * op.channels * out_height(op) * out_width(op) * es;
+  case OpKind::Elementwise:
+    return op.elements * es;
+  case OpKind::Softmax:
+  case OpKind::Layernorm:
+    return op.rows * op.cols * es;
+  default:
+    return m * n * es;
+  }
+}
+
+uint64_t useful_work(const OpSpec& op) {
+  uint64_t m = 0, n = 0, k = 0;
+  lowered_matmul(op, &m, &n, &k);
+  switch (op.kind) {
+  case OpKind::DepthwiseConv2d:
+  case OpKind::Pool:
+    return op.batch * op.channels * out_height(op) * out_width(op) * op.r * op.s;
+  case OpKind::Elementwise:
+    return op.elements;
+  case OpKind::Softmax:
+  case OpKind::Layernorm:
+    return rowwise_passes(op.kind) * op.rows * op.cols;
+  default:
+    return m * n * k;
+  }
+}
+
+TEST(TilePlan, EveryOpFitsItsPartitionAndCoversTheOpExactly) {
+  for (const uint64_t partition : {uint64_t{4096}, uint64_t{112} << 10, uint64_t{4} << 20}) {
+    for (const OpSpec& op : sample_ops()) {
+      for (const Dataflow df :
+           {Dataflow::OutputStationary, Dataflow::WeightStationary, Dataflow::InputStationary}) {
+        SCOPED_TRACE(op_kind_name(op.kind) + " in " + std::to_string(partition) + " bytes, " +
+                     dataflow_name(df));
+        const TilePlan plan = plan_tiles(op, model(df), partition, 1, 0);
+        EXPECT_LE(plan.footprint_bytes(), partition) << plan.shape();
+        const OpWork w = plan.totals();
+        EXPECT_EQ(w.macs + w.vector_ops, useful_work(op));
+        EXPECT_EQ(w.store_bytes, output_bytes(op)); // every result stored exactly once
+        // Each transfer stays inside its SRAM buffer.
+        for (uint64_t i = 0; i < plan.size(); ++i) {
+          const Tile t = plan.tile(i);
+          for (const auto& l : t.loads)
+            EXPECT_LE(l.sram_offset + l.bytes(), plan.operand_buffer_bytes());
+          for (const auto& s : t.stores)
+            EXPECT_LE(s.sram_offset + s.bytes(), plan.result_buffer_bytes());
+        }
+      }
+    }
+  }
+}
+
+TEST(TilePlan, MatmulLoadsFollowTheTileCounts) {
+  // With tiles mt x nt x kt, A is read once per column block, B once per row block.
+  const OpSpec op = matmul(1024, 512, 2048);
+  const TilePlan plan = plan_tiles(op, model(), 112 << 10, 1, 0);
+  const OpWork w = plan.totals();
+  uint64_t loads_a = 0, loads_b = 0;
+  for (uint64_t i = 0; i < plan.size(); ++i) {
+    const Tile t = plan.tile(i);
+    ASSERT_EQ(t.loads.size(), 2u);
+    loads_a += t.loads[0].bytes();
+    loads_b += t.loads[1].bytes();
+  }
+  EXPECT_EQ(loads_a + loads_b, w.load_bytes);
+  EXPECT_EQ(loads_a % (1024u * 2048), 0u);
+  EXPECT_EQ(loads_b % (2048u * 512), 0u);
+  EXPECT_EQ(loads_a / (1024u * 2048) * loads_b / (2048u * 512), plan.blocks());
+}
+
+TEST(TilePlan, Matmul4096OnFourMiBReachesNinetyPercentOfTheArray) {
+  const OpSpec op = matmul(4096, 4096, 4096);
+  const TilePlan plan = plan_tiles(op, model(), 4 << 20, 1, 0);
+  const OpWork w = plan.totals();
+  const double utilisation =
+      static_cast<double>(w.macs) / (static_cast<double>(w.compute_cycles) * 1024);
+  EXPECT_GE(utilisation, 0.9) << plan.shape();
+}
+
+TEST(TilePlan, FloatTypesTakeProportionallyLonger) {
+  const TilePlan i8 = plan_tiles(matmul(64, 64, 64), model(), 1 << 20, 1, 0);
+  const TilePlan f16 = plan_tiles(matmul(64, 64, 64, DType::Fp16), model(), 1 << 20, 1, 0);
+  const TilePlan f32 = plan_tiles(matmul(64, 64, 64, DType::Fp32), model(), 1 << 20, 1, 0);
+  ASSERT_EQ(f16.shape(), i8.shape());
+  ASSERT_EQ(f32.shape(), i8.shape());
+  const uint64_t steps = i8.totals().compute_cycles;
+  EXPECT_EQ(f16.totals().compute_cycles, 2 * steps);
+  EXPECT_EQ(f32.totals().compute_cycles, 4 * steps);
+  EXPECT_EQ(f16.totals().load_bytes, 2 * i8.totals().load_bytes);
+  // A 32 x 32 x 32 fp32 tile: one block of 32 + 62 steps, 4 cycles each.
+  const TilePlan one = plan_tiles(matmul(32, 32, 32, DType::Fp32), model(), 1 << 20, 1, 0);
+  if (one.size() == 1) {
+    EXPECT_EQ(one.tile(0).cycles, 4u * (32 + 62));
+  }
+}
+
+TEST(TilePlan, SharesSplitTheBlocksWithoutOverlap) {
+  for (const OpSpec& op : sample_ops()) {
+    SCOPED_TRACE(op_kind_name(op.kind));
+    const TilePlan whole = plan_tiles(op, model(), 112 << 10, 3, 0);
+    uint64_t work = 0, stores = 0, tiles = 0;
+    for (uint32_t share = 0; share < 3; ++share) {
+      const TilePlan p = plan_tiles(op, model(), 112 << 10, 3, share);
+      EXPECT_EQ(p.shape(), whole.shape());
+      const OpWork w = p.totals();
+      work += w.macs + w.vector_ops;
+      stores += w.store_bytes;
+      tiles += p.size();
+    }
+    EXPECT_EQ(work, useful_work(op));
+    EXPECT_EQ(stores, output_bytes(op));
+    EXPECT_EQ(tiles, whole.blocks() * whole.chunks());
+  }
+}
+
+TEST(TilePlan, ShareZeroIsNeverSmaller) {
+  // 64^3 on two units: share 0 takes ceil(blocks / 2).
+  const TilePlan p0 = plan_tiles(matmul(64, 64, 64), model(), 1 << 20, 2, 0);
+  const TilePlan p1 = plan_tiles(matmul(64, 64, 64), model(), 1 << 20, 2, 1);
+  EXPECT_GE(p0.size(), p1.size());
+  EXPECT_GE(p0.size(), 1u);
+}
+
+TEST(TilePlan, CyclesKernelIsOneTileOnEveryShare) {
+  OpSpec op;
+  op.kind = OpKind::Cycles;
+  op.cycles = 200;
+  for (uint32_t share = 0; share < 4; ++share) {
+    const TilePlan p = plan_tiles(op, model(), 1024, 4, share);
+    ASSERT_EQ(p.size(), 1u);
+    const Tile t = p.tile(0);
+    EXPECT_EQ(t.cycles, 200u);
+    EXPECT_TRUE(t.loads.empty());
+    EXPECT_TRUE(t.stores.empty());
+  }
+}
+
+TEST(TilePlan, ElementwiseTilesAreOneVectorPass) {
+  OpSpec op;
+  op.kind = OpKind::Elementwise;
+  op.elements = 1 << 20;
+  op.inputs = 2;
+  op.dtype = DType::Fp16;
+  const TilePlan p = plan_tiles(op, model(), 112 << 10, 1, 0);
+  const Tile t = p.tile(0);
+  ASSERT_EQ(t.loads.size(), 2u);
+  EXPECT_EQ(t.loads[0].operand, 0u);
+  EXPECT_EQ(t.loads[1].operand, 1u);
+  const uint64_t elements = t.loads[0].bytes() / 2;
+  EXPECT_EQ(t.cycles, (elements * 2 + 63) / 64); // fp16: 2 cycles per element per lane
+  EXPECT_EQ(t.engine, Engine::Vector);
+  const OpWork w = p.totals();
+  EXPECT_EQ(w.load_bytes, 2u * 2 * (1 << 20));
+  EXPECT_EQ(w.compute_cycles, (1u << 20) * 2 / 64);
+}
+
+TEST(TilePlan, SoftmaxWholeRowsTakeThreePassesAndTwoReductions) {
+  OpSpec op;
+  op.kind = OpKind::Softmax;
+  op.rows = 8;
+  op.cols = 1000;
+  const TilePlan p = plan_tiles(op, model(), 1 << 20, 1, 0);
+  const OpWork w = p.totals();
+  // Per row: 3 passes of ceil(1000 / 64) = 16 cycles, 2 reductions of log2(64) = 6.
+  EXPECT_EQ(w.compute_cycles, 8u * (3 * 16 + 2 * 6));
+  EXPECT_EQ(w.load_bytes, 8000u);
+  EXPECT_EQ(w.store_bytes, 8000u);
+}
+
+TEST(TilePlan, LayernormRowsTooLongStreamOncePerPass) {
+  OpSpec op;
+  op.kind = OpKind::Layernorm;
+  op.rows = 2;
+  op.cols = 1 << 20;
+  const TilePlan p = plan_tiles(op, model(), 64 << 10, 1, 0);
+  const OpWork w = p.totals();
+  // x is read in every pass; gamma and beta in the last; results written once.
+  EXPECT_EQ(w.load_bytes, 2u * 3 * (1 << 20) + 2u * 2 * (1 << 20));
+  EXPECT_EQ(w.store_bytes, 2u << 20);
+  EXPECT_EQ(w.vector_ops, 3u * 2 * (1 << 20));
+}
+
+TEST(TilePlan, DepthwiseAndPoolRunOnTheVectorUnit) {
+  const OpSpec dw = window(OpKind::DepthwiseConv2d, 1, 64, 8, 8, 0, 3, 3, 1, 1);
+  const TilePlan p = plan_tiles(dw, model(), 1 << 20, 1, 0);
+  const OpWork w = p.totals();
+  EXPECT_EQ(w.macs, 0u);
+  EXPECT_EQ(w.vector_ops, 64u * 8 * 8 * 9);
+  // Outputs 8 x 8 x 64 = 4096: ceil(4096 / 64) = 64 cycles per tap, 9 taps, if one tile.
+  if (p.size() == 1) {
+    EXPECT_EQ(w.compute_cycles, 64u * 9);
+    EXPECT_EQ(w.load_bytes, 64u * 8 * 8 + 64 * 9); // input and weights
+  }
+  const OpSpec pool = window(OpKind::Pool, 1, 64, 8, 8, 0, 2, 2, 2, 0);
+  const OpWork pw = plan_tiles(pool, model(), 1 << 20, 1, 0).totals();
+  EXPECT_EQ(pw.vector_ops, 64u * 4 * 4 * 4);
+  EXPECT_EQ(pw.store_bytes, 64u * 4 * 4);
+}
+
+TEST(TilePlan, ConvReadsInputPatchesNotTheIm2colMatrix) {
+  const OpSpec conv = window(OpKind::Conv2d, 1, 64, 56, 56, 64, 3, 3, 1, 1);
+  const OpWork w = plan_tiles(conv, model(), 112 << 10, 1, 0).totals();
+  const uint64_t input = 64u * 56 * 56, weights = 64u * 64 * 9;
+  const uint64_t im2col = 3136u * 576; // the lowered A matrix, 9 x the input
+  EXPECT_GE(w.load_bytes, input + weights);
+  EXPECT_LT(w.load_bytes, im2col);
+  EXPECT_EQ(w.macs, 3136u * 64 * 576);
+}
+
+TEST(TilePlan, TooSmallPartitionIsAnError) {
+  EXPECT_THROW(plan_tiles(matmul(64, 64, 64, DType::Fp32), model(), 16, 1, 0), std::runtime_error);
+}
+
+// --- Cyclic region mapping -----------------------------------------------------------
+
+TileTransfer xfer(uint64_t offset, uint64_t row_bytes, uint64_t rows, uint64_t stride) {
+  TileTransfer t;
+  t.offset = offset;
+  t.row_bytes = row_bytes;
+  t.rows = rows;
+  t.stride = stride;
+  t.sram_offset = 1000;
+  return t;
+}
+
+TEST(RegionMapping, FittingTransferIsOnePiece) {
+  const auto p = map_to_region(xfer(100, 64, 10, 256), 1 << 20);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].region_offset, 100u);
+  EXPECT_EQ(p[0].rows, 10u);
+  EXPECT_EQ(p[0].region_stride, 256u);
+  EXPECT_EQ(p[0].sram_offset, 1000u);
+}
+
+TEST(RegionMapping, LinearTransferWrapsAtTheRegionEnd) {
+  const auto p = map_to_region(xfer(900, 300, 1, 300), 1000);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].region_offset, 900u);
+  EXPECT_EQ(p[0].row_bytes, 100u);
+  EXPECT_EQ(p[1].region_offset, 0u);
+  EXPECT_EQ(p[1].row_bytes, 200u);
+  EXPECT_EQ(p[1].sram_offset, 1100u);
+}
+
+TEST(RegionMapping, StridedRowsWrapAndStraddlingRowsAreCut) {
+  // Rows of 100 bytes every 300 in a 1000-byte region: starts 0, 300, 600, 900 (ends
+  // exactly at the region end), then 1200 % 1000 = 200 and 500.
+  const auto p = map_to_region(xfer(0, 100, 6, 300), 1000);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(p[0].region_offset, 0u);
+  EXPECT_EQ(p[0].rows, 4u);
+  EXPECT_EQ(p[1].region_offset, 200u);
+  EXPECT_EQ(p[1].rows, 2u);
+  EXPECT_EQ(p[1].sram_offset, 1000u + 4 * 100);
+  // Starts 50, 350, 650, then 950 straddles the end: 950..1000 and 0..50.
+  const auto q = map_to_region(xfer(50, 100, 4, 300), 1000);
+  ASSERT_EQ(q.size(), 3u);
+  EXPECT_EQ(q[0].rows, 3u);
+  EXPECT_EQ(q[1].region_offset, 950u);
+  EXPECT_EQ(q[1].row_bytes, 50u);
+  EXPECT_EQ(q[2].region_offset, 0u);
+  EXPECT_EQ(q[2].row_bytes, 50u);
+  EXPECT_EQ(q[2].sram_offset, 1000u + 3 * 100 + 50);
+  for (const auto& piece : q)
+    EXPECT_LE(piece.region_offset + (piece.rows - 1) * piece.region_stride + piece.row_bytes,
+              1000u);
+}
+
+TEST(RegionMapping, EmptyRegionMovesNothing) {
+  EXPECT_TRUE(map_to_region(xfer(0, 64, 1, 64), 0).empty());
+}
+
+} // namespace
+} // namespace npu

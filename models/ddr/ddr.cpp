@@ -107,16 +107,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
 }
 
 unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {
-  const uint64_t addr = payload.get_address();
-  uint64_t len = payload.get_data_length();
-  if (addr >= m_memory.size_bytes())
-    return 0;
-  len = std::min<uint64_t>(len, m_memory.size_bytes() - addr);
-  if (payload.is_read())
-    m_memory.read(addr, payload.get_data_ptr(), len);
-  else if (payload.is_write())
-    m_memory.write(addr, payload.get_data_ptr(), len);
-  return static_cast<unsigned>(len);
+  return debug_access(m_memory, payload);
 }
 
 StatGroup Ddr::stats(uint64_t simulated_ps) const {

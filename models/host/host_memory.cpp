@@ -22,25 +22,14 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_latency_ps;
   const uint64_t duration = transfer_ps(len, m_bytes_per_s);
   const uint64_t start = m_port.reserve(ready, duration);
-  if (payload.is_read())
-    m_memory.read(addr, payload.get_data_ptr(), len);
-  else if (payload.is_write())
-    m_memory.write(addr, payload.get_data_ptr(), len);
+  copy_payload_data(m_memory, payload);
   m_bytes += len;
   delay = ps(start + duration) - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 unsigned HostMemory::transport_dbg(tlm::tlm_generic_payload& payload) {
-  const uint64_t addr = payload.get_address();
-  if (addr >= m_memory.size_bytes())
-    return 0;
-  const uint64_t len = std::min<uint64_t>(payload.get_data_length(), m_memory.size_bytes() - addr);
-  if (payload.is_read())
-    m_memory.read(addr, payload.get_data_ptr(), len);
-  else if (payload.is_write())
-    m_memory.write(addr, payload.get_data_ptr(), len);
-  return static_cast<unsigned>(len);
+  return debug_access(m_memory, payload);
 }
 
 StatGroup HostMemory::stats(uint64_t simulated_ps) const {

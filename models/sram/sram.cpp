@@ -65,10 +65,7 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   const uint64_t ideal = (words + m_config.banks - 1) / m_config.banks;
   m_conflict_cycles += busiest - ideal + (bank_start - start) / m_period_ps;
   const uint64_t done = bank_start + duration + m_config.latency_cycles * m_period_ps;
-  if (payload.is_read())
-    m_memory.read(addr, payload.get_data_ptr(), len);
-  else if (payload.is_write())
-    m_memory.write(addr, payload.get_data_ptr(), len);
+  copy_payload_data(m_memory, payload);
   ++m_accesses;
   m_bytes += len;
   delay = ps(done) - sc_core::sc_time_stamp();
@@ -76,15 +73,7 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
 }
 
 unsigned Sram::transport_dbg(tlm::tlm_generic_payload& payload) {
-  const uint64_t addr = payload.get_address();
-  if (addr >= m_memory.size_bytes())
-    return 0;
-  const uint64_t len = std::min<uint64_t>(payload.get_data_length(), m_memory.size_bytes() - addr);
-  if (payload.is_read())
-    m_memory.read(addr, payload.get_data_ptr(), len);
-  else if (payload.is_write())
-    m_memory.write(addr, payload.get_data_ptr(), len);
-  return static_cast<unsigned>(len);
+  return debug_access(m_memory, payload);
 }
 
 StatGroup Sram::stats(uint64_t simulated_ps) const {

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/sparse_memory.h"
+
 #include <systemc>
 #include <tlm>
 
@@ -104,5 +106,32 @@ namespace npu {
 void guarded(const std::function<void()>& body);
 /// The first exception a guarded process threw, if any.
 std::exception_ptr simulation_failure();
+
+} // namespace npu
+
+namespace npu {
+
+/// Copies a payload's data to or from `memory` at the payload's address (no timing).
+inline void copy_payload_data(SparseMemory& memory, tlm::tlm_generic_payload& payload) {
+  if (payload.is_read())
+    memory.read(payload.get_address(), payload.get_data_ptr(), payload.get_data_length());
+  else if (payload.is_write())
+    memory.write(payload.get_address(), payload.get_data_ptr(), payload.get_data_length());
+}
+
+/// transport_dbg of a memory target: clipped to the memory's end; returns bytes moved.
+inline unsigned debug_access(SparseMemory& memory, tlm::tlm_generic_payload& payload) {
+  const uint64_t addr = payload.get_address();
+  if (addr >= memory.size_bytes())
+    return 0;
+  const uint64_t len = payload.get_data_length() < memory.size_bytes() - addr
+                           ? payload.get_data_length()
+                           : memory.size_bytes() - addr;
+  if (payload.is_read())
+    memory.read(addr, payload.get_data_ptr(), len);
+  else if (payload.is_write())
+    memory.write(addr, payload.get_data_ptr(), len);
+  return static_cast<unsigned>(len);
+}
 
 } // namespace npu

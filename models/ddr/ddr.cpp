@@ -100,7 +100,6 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     m_memory.read(addr, payload.get_data_ptr(), len);
     m_read_bytes += len;
   }
-  ++m_transactions;
   // The controller front end and PHY sit outside the DRAM timing.
   delay = ps(m_config.controller_latency_ps);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

@@ -58,7 +58,6 @@ private:
   uint32_t m_room_waiters = 0; ///< initiators blocked on a full queue
   sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up
   sc_core::sc_event m_room;    ///< a queue entry freed up
-  uint64_t m_transactions = 0;
   uint64_t m_read_bytes = 0;
   uint64_t m_write_bytes = 0;
 };

@@ -1,5 +1,5 @@
-// Helpers for the compute-unit tests: configs from YAML, one-kernel runs through the
-// runtime API, statistic lookup.
+// Helpers for the compute-unit tests: one-kernel runs through the runtime API (configs
+// from YAML and statistic lookup come from the model tests' helpers).
 #pragma once
 
 #include "common/stats.h"
@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
 
@@ -17,24 +18,6 @@
 #include <vector>
 
 namespace npu::test {
-
-inline PlatformConfig config_from_yaml(const std::string& yaml) {
-  return read_platform_config(cfg::parse_yaml_string(yaml, "t.yaml"), "t.yaml");
-}
-
-/// Value of statistic `name` in group `block`; fails the test when absent.
-inline double stat(const std::vector<StatGroup>& groups, const std::string& block,
-                   const std::string& name) {
-  for (const auto& g : groups) {
-    if (g.block != block)
-      continue;
-    for (const auto& s : g.stats)
-      if (s.name == name)
-        return s.value;
-  }
-  ADD_FAILURE() << "no statistic " << block << "." << name;
-  return -1;
-}
 
 inline KernelDesc kernel(const std::string& name, const OpSpec& op, uint32_t units = 1) {
   KernelDesc k;

@@ -79,13 +79,24 @@ void ComputeUnit::wait_cycles(uint64_t cycles) {
   m_busy_ps += t;
 }
 
+void ComputeUnit::fetch_hot_loop(const KernelJob& job, UnitResult& result) {
+  const uint64_t stall = m_icache.fetch(job.hot_loop_addr, job.hot_loop_bytes, job.launch_id);
+  result.ifetch_stall_ps += stall;
+  m_instruction_stall_ps += stall;
+}
+
 void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
   const uint64_t busy_before = m_busy_ps, stall_before = m_memory_stall_ps;
   wait_cycles(m_config.launch_overhead_cycles);
   const TilePlan& plan = cached_plan(job);
   if (job.op.kind == OpKind::Cycles) {
     // No data: skip the pipeline threads (this is the launch-rate benchmark's kernel).
-    wait_cycles(job.op.cycles);
+    // The cycles are spread over the iterations; each runs the hot loop once.
+    const uint64_t n = std::max<uint64_t>(job.op.iterations, 1);
+    for (uint64_t i = 0; i < n; ++i) {
+      fetch_hot_loop(job, result);
+      wait_cycles(job.op.cycles / n + (i < job.op.cycles % n ? 1 : 0));
+    }
   } else if (plan.size() > 0) {
     m_running = true;
     m_next_load = 0;
@@ -108,6 +119,7 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
         while (m_results_issued >= m_results_stored + 2)
           sc_core::wait(m_stored);
       m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
+      fetch_hot_loop(job, result);
       wait_cycles(tile.cycles);
       const uint64_t t_ps = tile.cycles * m_period_ps;
       if (tile.engine == Engine::Array) {
@@ -256,7 +268,7 @@ StatGroup ComputeUnit::stats(uint64_t simulated_ps) const {
   g.add("stalled_on_memory_ns", ns(m_memory_stall_ps), "ns",
         "waiting for operand loads or for result stores to free a buffer");
   g.add("stalled_on_instructions_ns", ns(m_instruction_stall_ps), "ns",
-        "waiting for the kernel's instructions (launch phase 4)");
+        "waiting for instructions: preloads (launch phase 4) and fetch misses while executing");
   g.add("idle_ns", ns(simulated_ps > accounted ? simulated_ps - accounted : 0), "ns",
         "no kernel assigned");
   g.add("utilization",

@@ -57,6 +57,8 @@ private:
   void run();
   void serve();
   void execute(const KernelJob& job, UnitResult& result);
+  /// One pass over the kernel's hot loop through the instruction cache; misses stall.
+  void fetch_hot_loop(const KernelJob& job, UnitResult& result);
   void load_loop();
   void store_loop();
   /// Moves a tile's transfers between their regions (read or written cyclically) and

@@ -87,9 +87,9 @@ uint32_t dtype_cycles_per_op(DType type) {
 
 bool OpSpec::operator==(const OpSpec& o) const {
   auto fields = [](const OpSpec& x) {
-    return std::make_tuple(x.kind, x.dtype, x.cycles, x.m, x.n, x.k, x.batch, x.channels, x.height,
-                           x.width, x.filters, x.r, x.s, x.stride, x.pad, x.in_features,
-                           x.out_features, x.elements, x.inputs, x.rows, x.cols);
+    return std::make_tuple(x.kind, x.dtype, x.cycles, x.iterations, x.m, x.n, x.k, x.batch,
+                           x.channels, x.height, x.width, x.filters, x.r, x.s, x.stride, x.pad,
+                           x.in_features, x.out_features, x.elements, x.inputs, x.rows, x.cols);
   };
   return fields(*this) == fields(o);
 }

@@ -42,6 +42,7 @@ struct OpSpec {
   OpKind kind = OpKind::Cycles;
   DType dtype = DType::Int8;
   uint64_t cycles = 0;          ///< cycles: unit cycles
+  uint64_t iterations = 1;      ///< cycles: hot-loop iterations the cycles are spread over
   uint64_t m = 0, n = 0, k = 0; ///< matmul: (m x k) * (k x n)
   // conv2d (NHWC input n x h x w x c, k filters of r x s x c), depthwise_conv2d, pool
   uint64_t batch = 0, channels = 0, height = 0, width = 0, filters = 0, r = 0, s = 0;

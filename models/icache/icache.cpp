@@ -10,7 +10,8 @@ ICache::ICache(sc_core::sc_module_name name, const ICacheConfig& config, int uni
     : sc_module(name), socket("socket"), m_config(config), m_unit(unit),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_tags(config.size_bytes, config.line_bytes, config.ways),
-      m_fills(std::make_unique<WorkerPool>("fills", config.fills_outstanding)) {}
+      m_fills(std::make_unique<WorkerPool>("fills", config.fills_outstanding)),
+      m_line(config.line_bytes) {}
 
 uint64_t ICache::resident_lines(uint64_t addr, uint64_t bytes) const {
   uint64_t n = 0;
@@ -21,50 +22,132 @@ uint64_t ICache::resident_lines(uint64_t addr, uint64_t bytes) const {
 }
 
 void ICache::preload(uint64_t addr, uint64_t bytes, uint64_t launch_id) {
+  access(addr, bytes, launch_id, true, m_preload);
+}
+
+uint64_t ICache::fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id) {
+  return access(addr, bytes, launch_id, false, m_fetch);
+}
+
+uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool scan,
+                        Counts& counts) {
   if (bytes == 0)
-    return;
+    return 0;
   const uint64_t line = m_config.line_bytes;
   const uint64_t first = addr / line * line;
   const uint64_t lines = (addr + bytes - first + line - 1) / line;
   const uint64_t start = to_ps(sc_core::sc_time_stamp());
-  // Tag scan: tags_per_cycle lines per cycle; the lines it finds missing are filled
-  // from memory with up to fills_outstanding fills in flight.
+  // Every line is looked up in order; a miss claims its line (evicting the LRU way)
+  // and joins the fills.
   m_missing.clear();
   for (uint64_t i = 0; i < lines; ++i) {
     const uint64_t a = first + i * line;
     if (m_tags.lookup(a)) {
-      ++m_hits;
+      ++counts.hits;
     } else {
-      ++m_misses;
+      ++counts.misses;
       m_missing.push_back(a);
       m_evictions += m_tags.insert(a) ? 1 : 0;
     }
   }
-  const uint64_t scan_cycles = (lines + m_config.tags_per_cycle - 1) / m_config.tags_per_cycle;
-  sc_core::wait(ps(scan_cycles * m_period_ps));
-  NpuExtension ext;
-  ext.who = Initiator::ICache;
-  ext.unit = m_unit;
-  ext.launch_id = launch_id;
-  m_fills->run(m_missing.size(), [&](uint64_t i) {
-    std::vector<uint8_t> buffer(line);
-    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    const auto status = transact(socket, tlm::TLM_READ_COMMAND, m_missing[i], buffer.data(),
-                                 static_cast<uint32_t>(line), ext, delay);
-    sc_core::wait(delay);
-    if (status != tlm::TLM_OK_RESPONSE)
-      throw SimulationError("instruction fetch of launch " + std::to_string(launch_id) +
-                            " on unit " + std::to_string(m_unit) + " failed: address not mapped");
-  });
-  m_fill_ps += to_ps(sc_core::sc_time_stamp()) - start;
+  // A preload scans the tags first, tags_per_cycle a cycle; during execution the
+  // lookups ride along with instruction issue and only misses cost time.
+  if (scan) {
+    const uint64_t cycles = (lines + m_config.tags_per_cycle - 1) / m_config.tags_per_cycle;
+    sc_core::wait(ps(cycles * m_period_ps));
+  }
+  if (!m_missing.empty()) {
+    NpuExtension ext;
+    ext.who = Initiator::ICache;
+    ext.unit = m_unit;
+    ext.launch_id = launch_id;
+    m_fills->run(m_missing.size(), [&](uint64_t i) {
+      // The model keeps tags only: the instruction bytes are read and discarded, so
+      // every fill may share one scratch line.
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      const auto status = transact(socket, tlm::TLM_READ_COMMAND, m_missing[i], m_line.data(),
+                                   static_cast<uint32_t>(line), ext, delay);
+      sc_core::wait(delay);
+      if (status != tlm::TLM_OK_RESPONSE)
+        throw SimulationError("instruction fetch of launch " + std::to_string(launch_id) +
+                              " on unit " + std::to_string(m_unit) + " failed: address not mapped");
+    });
+  }
+  const uint64_t took = to_ps(sc_core::sc_time_stamp()) - start;
+  counts.ps += took;
+  return took;
 }
 
 StatGroup ICache::stats() const {
   StatGroup g{"icache.unit" + std::to_string(m_unit), {}};
-  g.add("hits", static_cast<double>(m_hits), "count", "lines found resident");
-  g.add("misses", static_cast<double>(m_misses), "count", "lines filled from memory");
+  g.add("hits", static_cast<double>(hits()), "count", "lines found resident");
+  g.add("misses", static_cast<double>(misses()), "count", "lines filled from memory");
   g.add("evictions", static_cast<double>(m_evictions), "count", "valid lines replaced");
-  g.add("load_ns", static_cast<double>(m_fill_ps) / 1000.0, "ns", "time spent in phase 4");
+  g.add("load_ns", static_cast<double>(m_preload.ps) / 1000.0, "ns", "time spent in phase 4");
+  g.add("fetch_misses", static_cast<double>(m_fetch.misses), "count",
+        "lines missed while executing (a hot loop larger than the cache)");
+  g.add("fetch_stall_ns", static_cast<double>(m_fetch.ps) / 1000.0, "ns",
+        "execution stalled on those misses");
+  return g;
+}
+
+ICacheL2::ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config)
+    : sc_module(name), socket("socket"), mem("mem"), m_config(config.l2),
+      m_line_bytes(config.line_bytes),
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
+      m_tags(config.l2.size_bytes, config.line_bytes, config.l2.ways) {
+  socket.register_b_transport(this, &ICacheL2::b_transport);
+  socket.register_transport_dbg(this, &ICacheL2::transport_dbg);
+}
+
+void ICacheL2::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t line = payload.get_address() / m_line_bytes;
+  // One lookup per cycle: wait for the port, then the lookup latency.
+  const uint64_t now = to_ps(sc_core::sc_time_stamp()) + to_ps(delay);
+  const uint64_t start = m_port.reserve(now, m_period_ps);
+  sc_core::wait(ps(start - to_ps(sc_core::sc_time_stamp()) + m_config.latency_ps));
+  delay = sc_core::SC_ZERO_TIME;
+  const auto filling = m_filling.find(line);
+  if (filling != m_filling.end()) {
+    ++m_merged;
+    sc_core::wait(*filling->second);
+  } else if (m_tags.lookup(payload.get_address())) {
+    ++m_hits;
+  } else {
+    ++m_misses;
+    m_evictions += m_tags.insert(payload.get_address()) ? 1 : 0;
+    auto done = std::make_unique<sc_core::sc_event>();
+    sc_core::sc_event& event = *done;
+    m_filling.emplace(line, std::move(done));
+    mem->b_transport(payload, delay);
+    sc_core::wait(delay);
+    delay = sc_core::SC_ZERO_TIME;
+    event.notify();
+    m_filling.erase(line); // waiters were triggered; the event may go
+    return;
+  }
+  // A hit (or a merged miss): the bytes come from the line, read here untimed.
+  if (mem->transport_dbg(payload) != payload.get_data_length()) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+unsigned ICacheL2::transport_dbg(tlm::tlm_generic_payload& payload) {
+  return mem->transport_dbg(payload);
+}
+
+StatGroup ICacheL2::stats() const {
+  StatGroup g{"icache.l2", {}};
+  const uint64_t lookups = m_hits + m_misses + m_merged;
+  g.add("hits", static_cast<double>(m_hits), "count", "line reads served from the second level");
+  g.add("misses", static_cast<double>(m_misses), "count", "line reads forwarded to memory");
+  g.add("merged", static_cast<double>(m_merged), "count",
+        "misses that joined a fill already in flight");
+  g.add("evictions", static_cast<double>(m_evictions), "count", "valid lines replaced");
+  g.add("hit_rate", lookups ? static_cast<double>(m_hits + m_merged) / lookups : 0, "ratio",
+        "reads that did not go to memory");
   return g;
 }
 

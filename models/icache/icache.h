@@ -9,14 +9,17 @@
 #include <systemc>
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/simple_target_socket.h>
 
+#include <map>
 #include <memory>
 #include <vector>
 
 namespace npu {
 
 /// One compute unit's instruction cache. Lines are filled from DDR through the
-/// interconnect, so fills contend with data traffic.
+/// interconnect (or through the shared second level), so fills contend with data
+/// traffic.
 class ICache : public sc_core::sc_module {
 public:
   tlm_utils::simple_initiator_socket<ICache> socket;
@@ -26,25 +29,72 @@ public:
   /// Phase 4: makes [addr, addr+bytes) resident, filling missing lines with up to
   /// fills_outstanding in flight; blocks the calling thread until the last fill.
   void preload(uint64_t addr, uint64_t bytes, uint64_t launch_id);
+  /// Execution: one pass of the unit over the code at [addr, addr+bytes) (a hot-loop
+  /// iteration). Resident lines cost nothing beyond the pipeline; missing lines stall
+  /// the unit until they are filled, fills_outstanding at a time. Returns the stall (ps).
+  uint64_t fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id);
   /// Lines of [addr, addr+bytes) present now (for affinity dispatch).
   uint64_t resident_lines(uint64_t addr, uint64_t bytes) const;
+  uint64_t line_bytes() const { return m_config.line_bytes; }
 
-  uint64_t hits() const { return m_hits; }
-  uint64_t misses() const { return m_misses; }
+  uint64_t hits() const { return m_preload.hits + m_fetch.hits; }
+  uint64_t misses() const { return m_preload.misses + m_fetch.misses; }
+  uint64_t fetch_misses() const { return m_fetch.misses; }
   uint64_t evictions() const { return m_evictions; }
+  uint64_t fetch_stall_ps() const { return m_fetch.ps; }
   StatGroup stats() const;
 
 private:
+  struct Counts {
+    uint64_t hits = 0;
+    uint64_t misses = 0;
+    uint64_t ps = 0; ///< time spent (preload) or stalled (fetch)
+  };
+
+  /// Looks up every line of the range (claiming the missing ones) and fills the
+  /// missing ones from memory; returns the time it took.
+  uint64_t access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool scan, Counts& counts);
+
   ICacheConfig m_config;
   int m_unit;
   uint64_t m_period_ps;
   TagStore m_tags;
   std::unique_ptr<WorkerPool> m_fills;
-  std::vector<uint64_t> m_missing; ///< scratch: lines a preload must fill
+  std::vector<uint64_t> m_missing; ///< scratch: lines to fill
+  std::vector<uint8_t> m_line;     ///< scratch: fill data per worker
+  Counts m_preload;
+  Counts m_fetch;
+  uint64_t m_evictions = 0;
+};
+
+/// Second-level instruction cache shared by every unit's cache (optional). A hit
+/// answers after `latency`; a miss forwards the line read to memory. Concurrent
+/// misses on one line share a single fill. Lookups are served one per cycle.
+class ICacheL2 : public sc_core::sc_module {
+public:
+  tlm_utils::simple_target_socket<ICacheL2> socket; ///< from the unit caches
+  tlm_utils::simple_initiator_socket<ICacheL2> mem; ///< to the interconnect
+
+  ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config);
+
+  uint64_t hits() const { return m_hits; }
+  uint64_t misses() const { return m_misses; }
+  StatGroup stats() const;
+
+private:
+  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  unsigned transport_dbg(tlm::tlm_generic_payload& payload);
+
+  ICacheL2Config m_config;
+  uint64_t m_line_bytes;
+  uint64_t m_period_ps;
+  TagStore m_tags;
+  BusyResource m_port;
+  std::map<uint64_t, std::unique_ptr<sc_core::sc_event>> m_filling; ///< line -> fill done
   uint64_t m_hits = 0;
   uint64_t m_misses = 0;
+  uint64_t m_merged = 0; ///< misses that joined a fill already in flight
   uint64_t m_evictions = 0;
-  uint64_t m_fill_ps = 0;
 };
 
 } // namespace npu

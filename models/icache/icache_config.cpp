@@ -26,6 +26,23 @@ ICacheConfig read_icache_config(cfg::Section& s) {
       static_cast<uint32_t>(s.integer("fills_outstanding", c.fills_outstanding, 1, 64));
   c.tags_per_cycle = static_cast<uint32_t>(s.integer("tags_per_cycle", c.tags_per_cycle, 1, 64));
   c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  cfg::Section l2 = s.section("l2");
+  c.l2.size_bytes = l2.bytes("size", 0, 0, 1ull << 34);
+  c.l2.ways = static_cast<uint32_t>(l2.integer("ways", c.l2.ways, 1, 64));
+  c.l2.latency_ps = l2.time_ps("latency", c.l2.latency_ps, 0, 1000000000ull);
+  if (c.l2.size_bytes > 0) {
+    if (!is_pow2(c.l2.size_bytes))
+      l2.fail("size", "must be a power of two (or 0 for no second level), got " +
+                          units::format_bytes(c.l2.size_bytes));
+    if (!is_pow2(c.l2.ways))
+      l2.fail("ways", "must be a power of two");
+    if (c.l2.size_bytes < c.size_bytes)
+      l2.fail("size", "must be at least the first level's " + units::format_bytes(c.size_bytes));
+    if (c.l2.size_bytes < c.line_bytes * c.l2.ways)
+      l2.fail("size", "must hold at least one set (line x ways = " +
+                          units::format_bytes(c.line_bytes * c.l2.ways) + ")");
+  }
+  l2.finish();
   s.finish();
   return c;
 }

@@ -51,6 +51,18 @@ size_t RoundRobinDispatch::pick_kernel(const std::vector<DispatchCandidate>& rea
   return best;
 }
 
+std::vector<int> RoundRobinDispatch::pick_units(const std::vector<UnitView>& units,
+                                                uint32_t count) {
+  const int n = static_cast<int>(units.size());
+  const int from = m_next_unit % std::max(n, 1);
+  std::vector<int> out = best_free(units, count, [&](const UnitView& a, const UnitView& b) {
+    return (a.index - from + n) % n < (b.index - from + n) % n;
+  });
+  if (!out.empty())
+    m_next_unit = (out.back() + 1) % n;
+  return out;
+}
+
 std::vector<int> LeastLoadedDispatch::pick_units(const std::vector<UnitView>& units,
                                                  uint32_t count) {
   return best_free(units, count, [](const UnitView& a, const UnitView& b) {
@@ -60,8 +72,9 @@ std::vector<int> LeastLoadedDispatch::pick_units(const std::vector<UnitView>& un
 
 std::vector<int> AffinityDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count) {
   return best_free(units, count, [](const UnitView& a, const UnitView& b) {
-    return a.resident_lines != b.resident_lines ? a.resident_lines > b.resident_lines
-                                                : a.index < b.index;
+    if (a.resident_lines != b.resident_lines)
+      return a.resident_lines > b.resident_lines;
+    return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
   });
 }
 

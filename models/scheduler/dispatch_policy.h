@@ -41,15 +41,18 @@ public:
   size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
 };
 
-/// Queues take turns, starting after the queue served last.
+/// Queues take turns, starting after the queue served last; so do units, starting
+/// after the unit assigned last (work spreads over every unit, whatever it holds).
 class RoundRobinDispatch : public DispatchPolicy {
 public:
   explicit RoundRobinDispatch(uint32_t queues) : m_queues(queues) {}
   size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
 
 private:
   uint32_t m_queues;
   uint32_t m_next = 0;
+  int m_next_unit = 0;
 };
 
 /// Oldest first; the free units that have done the least work so far.
@@ -58,7 +61,8 @@ public:
   std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
 };
 
-/// Oldest first; the free units whose instruction caches hold most of the binary.
+/// Oldest first; the free units whose instruction caches hold most of the binary,
+/// and among equals the least loaded (so a new kernel goes where it evicts least).
 class AffinityDispatch : public FifoDispatch {
 public:
   std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;

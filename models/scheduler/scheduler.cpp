@@ -41,7 +41,9 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
       payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
       return;
     }
+    account(m_queues[queue]);
     m_queues[queue].write_index = value;
+    m_queues[queue].max_depth = std::max(m_queues[queue].max_depth, m_queues[queue].depth());
     ++m_doorbells;
     m_doorbell.notify(sc_core::SC_ZERO_TIME);
   } else if (payload.is_read()) {
@@ -123,6 +125,8 @@ bool Scheduler::advance_queues() {
         break;
       if (head.desc.type == CommandType::EventWait && m_event_records[head.desc.c] < head.desc.d)
         break;
+      if (head.desc.type != CommandType::Copy)
+        account(queue); // an event command completes here
       Command cmd = std::move(head);
       queue.pending.pop_front();
       progress = true;
@@ -160,7 +164,15 @@ void Scheduler::dispatch() {
       }
     }
     if (!ready.empty()) {
-      start_kernel(ready[m_policy->pick_kernel(ready)].queue);
+      const size_t pick = m_policy->pick_kernel(ready);
+      ++m_decisions;
+      m_contested += ready.size() > 1 ? 1 : 0;
+      for (const DispatchCandidate& c : ready)
+        if (c.arrival < ready[pick].arrival) {
+          ++m_out_of_order;
+          break;
+        }
+      start_kernel(ready[pick].queue);
       progress = true;
     }
     if (!progress)
@@ -199,6 +211,8 @@ void Scheduler::start_kernel(uint32_t q) {
   job.binary_bytes = d.b;
   const DeviceKernel& kernel = m_kernels.at(d.c);
   job.op = kernel.op;
+  job.hot_loop_bytes = kernel.hot_loop_bytes;
+  job.hot_loop_addr = d.a + d.b - kernel.hot_loop_bytes;
   job.units = d.units;
   if (run.cmd.args.empty()) {
     job.inputs = {kernel.workspace};
@@ -213,6 +227,12 @@ void Scheduler::start_kernel(uint32_t q) {
     const int u = chosen[i];
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
+    const uint64_t resident =
+        m_units[static_cast<size_t>(u)]->icache().resident_lines(job.binary_addr, job.binary_bytes);
+    const uint64_t line = m_units[static_cast<size_t>(u)]->icache().line_bytes();
+    const uint64_t lines = (job.binary_addr % line + job.binary_bytes + line - 1) / line;
+    m_warm_dispatches += resident == lines ? 1 : 0;
+    m_cold_dispatches += resident == 0 ? 1 : 0;
     m_units[static_cast<size_t>(u)]->start(
         job, [this, id, u](const UnitResult& r) { unit_done(id, u, r); });
   }
@@ -236,7 +256,10 @@ void Scheduler::unit_done(uint64_t run_id, int unit, const UnitResult& result) {
   rec.units = done.cmd.desc.units;
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
-  m_queues[done.cmd.desc.queue].running = false;
+  Queue& queue = m_queues[done.cmd.desc.queue];
+  account(queue);
+  queue.running = false;
+  ++queue.kernels;
   complete(done.cmd);
 }
 
@@ -249,9 +272,18 @@ void Scheduler::copy(const Command& cmd) {
   tag.who = Initiator::Dma;
   m_dma.copy(cmd.desc.b, cmd.desc.a, cmd.desc.c,
              "memcpy command " + std::to_string(cmd.desc.command_id), tag);
+  account(m_queues[cmd.desc.queue]);
   m_queues[cmd.desc.queue].running = false;
   m_wake.notify(sc_core::SC_ZERO_TIME);
   complete(cmd);
+}
+
+void Scheduler::account(Queue& q) {
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t depth = q.depth();
+  q.depth_area += depth * (now - q.since_ps);
+  q.nonempty_ps += depth > 0 ? now - q.since_ps : 0;
+  q.since_ps = now;
 }
 
 void Scheduler::complete(const Command& cmd) {
@@ -326,7 +358,8 @@ Scheduler::describe_pending(const std::function<std::string(uint64_t)>& event_na
   return out;
 }
 
-StatGroup Scheduler::stats(uint64_t) const {
+std::vector<StatGroup> Scheduler::stats(uint64_t simulated_ps) const {
+  std::vector<StatGroup> out;
   StatGroup g{"scheduler", {}};
   g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell register writes");
   g.add("descriptors_fetched", static_cast<double>(m_fetched), "count",
@@ -337,7 +370,39 @@ StatGroup Scheduler::stats(uint64_t) const {
   g.add("event_commands", static_cast<double>(m_event_ops), "count", "event records and waits");
   g.add("max_queue_depth", static_cast<double>(m_max_pending), "count",
         "most fetched commands waiting in one hardware queue");
-  return g;
+  g.add("policy_decisions", static_cast<double>(m_decisions), "count",
+        "kernel dispatch decisions of the " + m_config.policy + " policy");
+  g.add("policy_contested", static_cast<double>(m_contested), "count",
+        "decisions with more than one ready kernel to choose from");
+  g.add("policy_out_of_order", static_cast<double>(m_out_of_order), "count",
+        "decisions that passed over an older ready kernel");
+  g.add("dispatch_warm", static_cast<double>(m_warm_dispatches), "count",
+        "unit assignments whose instruction cache already held the whole binary");
+  g.add("dispatch_cold", static_cast<double>(m_cold_dispatches), "count",
+        "unit assignments whose instruction cache held none of the binary");
+  out.push_back(std::move(g));
+  for (uint32_t i = 0; i < m_queues.size(); ++i) {
+    const Queue& q = m_queues[i];
+    if (q.write_index == 0)
+      continue; // never used
+    // Integrate up to the end of the run without changing the queue.
+    const uint64_t end = std::max(simulated_ps, q.since_ps);
+    const uint64_t depth = q.depth();
+    const double area = static_cast<double>(q.depth_area) +
+                        static_cast<double>(depth) * static_cast<double>(end - q.since_ps);
+    const uint64_t nonempty = q.nonempty_ps + (depth > 0 ? end - q.since_ps : 0);
+    StatGroup s{"scheduler.queue" + std::to_string(i), {}};
+    s.add("commands", static_cast<double>(q.write_index), "count", "commands published");
+    s.add("kernels", static_cast<double>(q.kernels), "count", "kernels completed");
+    s.add("mean_depth", end ? area / static_cast<double>(end) : 0, "count",
+          "commands published and not yet completed, averaged over simulated time");
+    s.add("max_depth", static_cast<double>(q.max_depth), "count",
+          "most commands published and not yet completed");
+    s.add("occupancy", end ? static_cast<double>(nonempty) / static_cast<double>(end) : 0, "ratio",
+          "fraction of simulated time the queue held work");
+    out.push_back(std::move(s));
+  }
+  return out;
 }
 
 } // namespace npu

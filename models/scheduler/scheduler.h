@@ -34,7 +34,8 @@ public:
 /// A kernel as the device knows it after the module was loaded.
 struct DeviceKernel {
   OpSpec op;
-  Region workspace; ///< operands when a launch passes no arguments
+  uint64_t hot_loop_bytes = 0; ///< bytes at the end of the binary run once per tile
+  Region workspace;            ///< operands when a launch passes no arguments
 };
 
 /// Command processor. A doorbell write publishes a queue's ring write index; the
@@ -66,7 +67,8 @@ public:
   /// One line per hardware queue that still holds work (for deadlock reports).
   std::vector<std::string>
   describe_pending(const std::function<std::string(uint64_t)>& event_name) const;
-  StatGroup stats(uint64_t simulated_ps) const;
+  /// The scheduler's group, then one group per hardware queue that was used.
+  std::vector<StatGroup> stats(uint64_t simulated_ps) const;
 
 private:
   struct Command {
@@ -80,6 +82,16 @@ private:
     uint64_t fetch_index = 0;
     std::deque<Command> pending;
     bool running = false;
+    // statistics: commands published and not yet completed, integrated over time
+    uint64_t since_ps = 0;    ///< last change of depth()
+    uint64_t depth_area = 0;  ///< sum of depth x time (command-ps)
+    uint64_t nonempty_ps = 0; ///< time with depth() > 0
+    uint64_t max_depth = 0;
+    uint64_t kernels = 0;
+
+    uint64_t depth() const {
+      return write_index - fetch_index + pending.size() + (running ? 1 : 0);
+    }
   };
   struct Running {
     Command cmd;
@@ -103,6 +115,8 @@ private:
   /// Writes the completion record and signals the host; in a thread context.
   void complete(const Command& cmd);
   void read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what);
+  /// Integrates queue `q`'s depth up to now; call before every change of it.
+  void account(Queue& q);
 
   SchedulerConfig m_config;
   CommandLayout m_layout;
@@ -130,6 +144,11 @@ private:
   uint64_t m_copies = 0;
   uint64_t m_event_ops = 0;
   uint64_t m_max_pending = 0;
+  uint64_t m_decisions = 0;       ///< kernel dispatch decisions
+  uint64_t m_contested = 0;       ///< ... with more than one ready kernel
+  uint64_t m_out_of_order = 0;    ///< ... that passed over an older ready kernel
+  uint64_t m_warm_dispatches = 0; ///< units given a kernel their cache held entirely
+  uint64_t m_cold_dispatches = 0; ///< units given a kernel their cache held nothing of
 };
 
 } // namespace npu

@@ -61,8 +61,15 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   }
   m_scheduler->mem.bind(m_router->target);
   m_dma->socket.bind(m_router->target);
-  for (auto& ic : m_icaches)
-    ic->socket.bind(m_router->target);
+  if (config.icache.l2.size_bytes > 0) {
+    m_icache_l2 = std::make_unique<ICacheL2>("icache_l2", config.icache);
+    for (auto& ic : m_icaches)
+      ic->socket.bind(m_icache_l2->socket);
+    m_icache_l2->mem.bind(m_router->target);
+  } else {
+    for (auto& ic : m_icaches)
+      ic->socket.bind(m_router->target);
+  }
 }
 
 std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
@@ -77,21 +84,30 @@ std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
   out.push_back(m_dma->stats(simulated_ps));
   out.push_back(m_sram->stats(simulated_ps));
   StatGroup icache{"icache", {}};
-  uint64_t hits = 0, misses = 0, evictions = 0;
+  uint64_t hits = 0, misses = 0, evictions = 0, fetch_misses = 0, fetch_stall_ps = 0;
   for (const auto& ic : m_icaches) {
     hits += ic->hits();
     misses += ic->misses();
     evictions += ic->evictions();
+    fetch_misses += ic->fetch_misses();
+    fetch_stall_ps += ic->fetch_stall_ps();
   }
   icache.add("hits", static_cast<double>(hits), "count", "lines found resident, all units");
   icache.add("misses", static_cast<double>(misses), "count", "lines filled, all units");
   icache.add("evictions", static_cast<double>(evictions), "count", "lines replaced, all units");
   icache.add("hit_rate", hits + misses ? static_cast<double>(hits) / (hits + misses) : 0, "ratio",
              "hits over lookups");
+  icache.add("fetch_misses", static_cast<double>(fetch_misses), "count",
+             "lines missed while executing, all units");
+  icache.add("fetch_stall_ns", static_cast<double>(fetch_stall_ps) / 1000.0, "ns",
+             "execution stalled on instruction misses, all units");
   out.push_back(icache);
+  if (m_icache_l2)
+    out.push_back(m_icache_l2->stats());
   for (const auto& ic : m_icaches)
     out.push_back(ic->stats());
-  out.push_back(m_scheduler->stats(simulated_ps));
+  for (auto& g : m_scheduler->stats(simulated_ps))
+    out.push_back(std::move(g));
   for (const auto& u : m_units)
     out.push_back(u->stats(simulated_ps));
   return out;

@@ -22,6 +22,7 @@ namespace npu {
 /// Every block of the NPU and its host, built from a config and bound through the
 /// interconnect:
 ///   host, scheduler, DMA, instruction caches -> router -> DDR | SRAM | registers
+/// (the instruction caches through a shared second level when icache.l2 is set).
 /// With interconnect.pcie.enabled (a discrete card) the host reaches the router
 /// through the PCIe link, and the router reaches host memory back through it.
 class Platform {
@@ -57,6 +58,7 @@ private:
   std::unique_ptr<Sram> m_sram;
   std::unique_ptr<DmaEngine> m_dma;
   std::vector<std::unique_ptr<ICache>> m_icaches;
+  std::unique_ptr<ICacheL2> m_icache_l2; ///< shared second level, when configured
   std::vector<std::unique_ptr<ComputeUnit>> m_units;
   std::unique_ptr<Scheduler> m_scheduler;
   std::unique_ptr<HostCpu> m_host;

@@ -162,7 +162,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {
   out << "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,"
          "prepare_ns,submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,"
-         "complete_ns\n";
+         "complete_ns,execute_ifetch_stall_ns\n";
   std::string row;
   for (const auto& r : launches) {
     row = fmt::format("{},{},{},{}", r.launch_id, csv_field(r.kernel), csv_field(r.stream), r.unit);
@@ -170,7 +170,7 @@ void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& laun
       row += "," + format_ns(t);
     for (const uint64_t phase_ps :
          {r.prepare_ps(), r.submit_ps(), r.schedule_wait_ps(), r.schedule_dispatch_ps, r.iload_ps(),
-          r.execute_ps(), r.complete_ps()})
+          r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps})
       row += "," + format_ns(phase_ps);
     row += '\n';
     out << row;

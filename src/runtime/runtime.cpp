@@ -64,6 +64,8 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
     throw SimulationError("out of device memory for the workspace of kernel '" + desc.name + "'");
   DeviceKernel dk;
   dk.op = desc.op;
+  dk.hot_loop_bytes = desc.hot_loop_bytes == 0 ? desc.binary_bytes
+                                               : std::min(desc.hot_loop_bytes, desc.binary_bytes);
   dk.workspace = {*ws, ws_bytes};
   k.device_index = m_platform.scheduler().add_kernel(dk);
   m_kernels.push_back(k);

@@ -41,7 +41,10 @@ struct KernelDesc {
   std::string name;
   OpSpec op;
   uint64_t binary_bytes = 4096; ///< size of its instructions
-  uint32_t units = 1;           ///< compute units it spans
+  /// Code run once per tile (per iteration of a `cycles` kernel): the last bytes of the
+  /// binary. 0 means the whole binary.
+  uint64_t hot_loop_bytes = 0;
+  uint32_t units = 1; ///< compute units it spans
 };
 
 /// The host runtime API, mirroring the chapter's calls (malloc/free, memcpy,

@@ -61,6 +61,7 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   d.op.kind = op_kind_from_name(op);
   d.op.dtype = dtype_from_name(s.choice("dtype", "int8", dtype_names()));
   d.binary_bytes = s.bytes("binary", 4096, 64, 1ull << 30);
+  d.hot_loop_bytes = s.bytes("hot_loop", d.binary_bytes, 64, d.binary_bytes);
   d.units = static_cast<uint32_t>(s.integer("units", 1, 1, 1024));
   constexpr int64_t kMaxDim = 1 << 24;
   auto count = [&](const char* key, int64_t max, const char* expected) {
@@ -95,6 +96,7 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   case OpKind::Cycles:
     s.require("cycles", "a number of cycles");
     d.op.cycles = static_cast<uint64_t>(s.integer("cycles", 0, 0, int64_t{1} << 48));
+    d.op.iterations = static_cast<uint64_t>(s.integer("iterations", 1, 1, int64_t{1} << 20));
     break;
   case OpKind::Matmul:
     d.op.m = dim("m");

@@ -270,7 +270,14 @@ TEST(ComputeUnit, MemoryBoundKernelsOnTwoUnitsShareTheDdr) {
               static_cast<double>(x.execute_ps()) / 1e6, static_cast<double>(y.execute_ps()) / 1e6);
   EXPECT_GT(static_cast<double>(x.execute_ps()), 1.6 * alone);
   EXPECT_GT(static_cast<double>(y.execute_ps()), 1.6 * alone);
+  // The report says why: both units spend their time waiting for operands while the
+  // DDR is busy.
   EXPECT_GT(test::stat(report.blocks, "ddr", "utilization"), 0.5);
+  for (const char* unit : {"compute.unit0", "compute.unit1"}) {
+    SCOPED_TRACE(unit);
+    EXPECT_GT(test::stat(report.blocks, unit, "stalled_on_memory_ns"),
+              2 * test::stat(report.blocks, unit, "busy_ns"));
+  }
 }
 
 } // namespace

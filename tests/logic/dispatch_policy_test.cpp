@@ -74,6 +74,18 @@ TEST(DispatchRoundRobin, SingleBusyQueueKeepsBeingServed) {
   EXPECT_EQ(p.pick_kernel({cand(4, 0), cand(6, 9)}), 1u);
 }
 
+TEST(DispatchRoundRobin, UnitsTakeTurnsStartingAfterTheLastAssigned) {
+  RoundRobinDispatch p(4);
+  std::vector<UnitView> units = {unit(0, true), unit(1, true), unit(2, true), unit(3, true)};
+  EXPECT_EQ(p.pick_units(units, 1), (std::vector<int>{0}));
+  EXPECT_EQ(p.pick_units(units, 1), (std::vector<int>{1}));
+  EXPECT_EQ(p.pick_units(units, 2), (std::vector<int>{2, 3}));
+  EXPECT_EQ(p.pick_units(units, 1), (std::vector<int>{0})); // wraps
+  units[2].free = false;
+  EXPECT_EQ(p.pick_units(units, 2), (std::vector<int>{1, 3})); // busy unit 2 skipped
+  EXPECT_EQ(p.pick_units(units, 1), (std::vector<int>{0}));
+}
+
 TEST(DispatchPriority, HighestPriorityThenOldest) {
   PriorityDispatch p;
   EXPECT_EQ(p.pick_kernel({cand(0, 1, 0), cand(1, 5, 2), cand(2, 3, 2)}), 2u);
@@ -99,8 +111,11 @@ TEST(DispatchAffinity, PicksFreeUnitsWithMostResidentLines) {
                                        unit(4, true, 0, 20)};
   EXPECT_EQ(p.pick_units(units, 1), (std::vector<int>{2}));
   EXPECT_EQ(p.pick_units(units, 3), (std::vector<int>{2, 3, 4}));
-  // A cold cache everywhere falls back to the lowest index.
+  // A cold cache everywhere falls back to the least loaded unit, then the lowest index.
   EXPECT_EQ(p.pick_units({unit(3, true), unit(1, true)}, 1), (std::vector<int>{1}));
+  EXPECT_EQ(p.pick_units({unit(0, true, 700), unit(1, true, 200), unit(2, true, 200)}, 1),
+            (std::vector<int>{1}));
+  EXPECT_EQ(p.pick_units({unit(0, true, 700, 5), unit(1, true, 200)}, 1), (std::vector<int>{0}));
   EXPECT_EQ(p.pick_kernel({cand(0, 9), cand(1, 4)}), 1u);
 }
 

@@ -342,9 +342,6 @@ TEST(Launch, KernelOnZeroUnitsIsRejected) {
 // SPEC: "a kernel larger than the cache keeps missing while it runs, and that extra
 // stall is counted in execute and reported separately".
 TEST(Launch, KernelLargerThanTheICacheReportsFetchStallsInExecute) {
-  GTEST_SKIP() << "BUG (spec gap): ComputeUnit never fetches during execution and never sets "
-                  "UnitResult::ifetch_stall_ps, so LaunchRecord::ifetch_stall_ps is always 0 "
-                  "(models/icache/README.md documents 'Nothing is fetched during execution')";
   Simulation sim(test::config_from_yaml(kTwoUnits));
   const RunReport report = sim.run([&](Runtime& rt) {
     rt.launch(rt.load_kernel(cycles_kernel("big", 30000, 64 << 10))); // 2x the icache

@@ -162,10 +162,11 @@ TEST(LaunchesCsv, HeaderAndRows) {
   ASSERT_EQ(lines.size(), 4u);
   EXPECT_EQ(lines[0],
             "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,"
-            "submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns");
+            "submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns,"
+            "execute_ifetch_stall_ns");
   EXPECT_EQ(lines[2],
             "1,softmax,s0,2,100.000,101.000,103.000,106.000,110.000,115.000,121.000,1.000,"
-            "2.000,2.500,0.500,4.000,5.000,6.000");
+            "2.000,2.500,0.500,4.000,5.000,6.000,0.250");
   EXPECT_EQ(out.str().back(), '\n');
 }
 

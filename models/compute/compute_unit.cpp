@@ -52,24 +52,28 @@ void ComputeUnit::serve() {
   }
 }
 
-TilePlan ComputeUnit::plan(const KernelJob& job) const {
+const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op) {
+  // Relaunching the same kernels is common; planning searches many tile shapes.
+  for (auto it = m_plans.begin(); it != m_plans.end(); ++it) {
+    if (it->op == op && it->units == job.units && it->share == job.share) {
+      if (it != m_plans.begin()) {
+        CachedPlan hit = std::move(*it);
+        m_plans.erase(it);
+        m_plans.push_front(std::move(hit));
+      }
+      return m_plans.front().plan;
+    }
+  }
   try {
-    return plan_tiles(job.op, m_config.model(), m_sram.bytes, job.units, job.share);
+    m_plans.push_front({op, job.units, job.share,
+                        plan_tiles(op, m_config.model(), m_sram.bytes, job.units, job.share)});
   } catch (const std::runtime_error& e) {
     throw SimulationError("launch " + std::to_string(job.launch_id) + " on compute unit " +
                           std::to_string(m_index) + ": " + e.what());
   }
-}
-
-const TilePlan& ComputeUnit::cached_plan(const KernelJob& job) {
-  // Relaunching the same kernel is common; planning searches many tile shapes.
-  if (!m_plan || m_plan_op != job.op || m_plan_units != job.units || m_plan_share != job.share) {
-    m_plan = plan(job);
-    m_plan_op = job.op;
-    m_plan_units = job.units;
-    m_plan_share = job.share;
-  }
-  return *m_plan;
+  if (m_plans.size() > kCachedPlans)
+    m_plans.pop_back();
+  return m_plans.front().plan;
 }
 
 void ComputeUnit::wait_cycles(uint64_t cycles) {
@@ -88,16 +92,28 @@ void ComputeUnit::fetch_hot_loop(const KernelJob& job, UnitResult& result) {
 void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
   const uint64_t busy_before = m_busy_ps, stall_before = m_memory_stall_ps;
   wait_cycles(m_config.launch_overhead_cycles);
-  const TilePlan& plan = cached_plan(job);
-  if (job.op.kind == OpKind::Cycles) {
+  // A fused kernel runs its ops back to back; each op's results are stored before the
+  // next op starts (it may read them).
+  for (const OpSpec& op : job.ops)
+    run_op(job, op, result);
+  result.compute_ps = m_busy_ps - busy_before;
+  result.memory_stall_ps = m_memory_stall_ps - stall_before;
+}
+
+void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& result) {
+  if (op.kind == OpKind::Cycles) {
     // No data: skip the pipeline threads (this is the launch-rate benchmark's kernel).
     // The cycles are spread over the iterations; each runs the hot loop once.
-    const uint64_t n = std::max<uint64_t>(job.op.iterations, 1);
+    const uint64_t n = std::max<uint64_t>(op.iterations, 1);
     for (uint64_t i = 0; i < n; ++i) {
       fetch_hot_loop(job, result);
-      wait_cycles(job.op.cycles / n + (i < job.op.cycles % n ? 1 : 0));
+      wait_cycles(op.cycles / n + (i < op.cycles % n ? 1 : 0));
     }
-  } else if (plan.size() > 0) {
+    return;
+  }
+  const TilePlan& plan = cached_plan(job, op);
+  m_plan = &plan;
+  if (plan.size() > 0) {
     m_running = true;
     m_next_load = 0;
     m_computed = 0;
@@ -107,7 +123,7 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
     m_to_store.clear();
     m_load_go.notify(sc_core::SC_ZERO_TIME);
     const uint64_t rc = static_cast<uint64_t>(m_config.array.rows) * m_config.array.cols;
-    const uint64_t per_op = dtype_cycles_per_op(job.op.dtype);
+    const uint64_t per_op = dtype_cycles_per_op(op.dtype);
     for (uint64_t i = 0; i < plan.size(); ++i) {
       const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
       while (m_ready.empty())
@@ -147,8 +163,6 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
     m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
     m_running = false;
   }
-  result.compute_ps = m_busy_ps - busy_before;
-  result.memory_stall_ps = m_memory_stall_ps - stall_before;
 }
 
 void ComputeUnit::load_loop() {

@@ -44,8 +44,6 @@ public:
   ICache& icache() { return m_icache; }
   /// Time occupied by kernels, dispatch to finish, summed (ps); for load balancing.
   uint64_t busy_ps() const { return m_occupied_ps; }
-  /// The tiling this unit uses for `job` (the same plan execute() runs).
-  TilePlan plan(const KernelJob& job) const;
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
@@ -57,6 +55,8 @@ private:
   void run();
   void serve();
   void execute(const KernelJob& job, UnitResult& result);
+  /// Runs one op of the job (its share of it) to completion, results stored.
+  void run_op(const KernelJob& job, const OpSpec& op, UnitResult& result);
   /// One pass over the kernel's hot loop through the instruction cache; misses stall.
   void fetch_hot_loop(const KernelJob& job, UnitResult& result);
   void load_loop();
@@ -66,7 +66,8 @@ private:
   /// kStreams in flight, and the call returns when all are done.
   void move(const std::vector<TileTransfer>& transfers, bool load, uint64_t buffer,
             WorkerPool& pool);
-  const TilePlan& cached_plan(const KernelJob& job);
+  /// The tiling of `op` for this unit's share of `job`; recent plans are kept.
+  const TilePlan& cached_plan(const KernelJob& job, const OpSpec& op);
   void wait_cycles(uint64_t cycles);
 
   ComputeConfig m_config;
@@ -80,10 +81,15 @@ private:
   sc_core::sc_event m_start;
 
   // The running job's tile pipeline (shared by the unit, loader and storer threads).
-  std::optional<TilePlan> m_plan; ///< plan of the last job (op, units, share below)
-  OpSpec m_plan_op;
-  uint32_t m_plan_units = 0;
-  uint32_t m_plan_share = 0;
+  struct CachedPlan {
+    OpSpec op;
+    uint32_t units = 0;
+    uint32_t share = 0;
+    TilePlan plan;
+  };
+  static constexpr size_t kCachedPlans = 64;
+  std::deque<CachedPlan> m_plans;   ///< most recently used first
+  const TilePlan* m_plan = nullptr; ///< plan of the op running now
   bool m_running = false;
   uint64_t m_next_load = 0;      ///< next tile the loader fetches
   uint64_t m_computed = 0;       ///< tiles computed

@@ -20,7 +20,7 @@ struct KernelJob {
   uint64_t binary_bytes = 0;
   uint64_t hot_loop_addr = 0; ///< code run once per tile (per iteration of `cycles`)
   uint64_t hot_loop_bytes = 0;
-  OpSpec op;
+  std::vector<OpSpec> ops;    ///< run in order (more than one: a fused kernel)
   uint32_t units = 1;         ///< units the kernel spans
   uint32_t share = 0;         ///< which of the `units` shares this unit runs (0-based)
   std::vector<Region> inputs; ///< operands, read cyclically

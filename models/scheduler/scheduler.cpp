@@ -210,7 +210,7 @@ void Scheduler::start_kernel(uint32_t q) {
   job.binary_addr = d.a;
   job.binary_bytes = d.b;
   const DeviceKernel& kernel = m_kernels.at(d.c);
-  job.op = kernel.op;
+  job.ops = kernel.ops;
   job.hot_loop_bytes = kernel.hot_loop_bytes;
   job.hot_loop_addr = d.a + d.b - kernel.hot_loop_bytes;
   job.units = d.units;

@@ -33,7 +33,7 @@ public:
 
 /// A kernel as the device knows it after the module was loaded.
 struct DeviceKernel {
-  OpSpec op;
+  std::vector<OpSpec> ops;     ///< run in order in one launch
   uint64_t hot_loop_bytes = 0; ///< bytes at the end of the binary run once per tile
   Region workspace;            ///< operands when a launch passes no arguments
 };

@@ -56,14 +56,18 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
     code[i] = static_cast<uint8_t>((i * 131 + m_kernels.size() * 17) & 0xff);
   m_platform.ddr().storage().write(k.binary_addr - address_map::kDdrBase, code.data(), code.size());
   // Workspace for launches without arguments: operands stream through it.
-  const OpWork work = op_work(desc.op, m_platform.config().compute.array, desc.units);
-  const uint64_t ws_bytes =
-      std::clamp<uint64_t>(std::max(work.load_bytes, work.store_bytes), 64, kMaxWorkspace);
+  DeviceKernel dk;
+  dk.ops.push_back(desc.op);
+  dk.ops.insert(dk.ops.end(), desc.fused.begin(), desc.fused.end());
+  uint64_t ws_bytes = 64;
+  for (const OpSpec& op : dk.ops) {
+    const OpWork work = op_work(op, m_platform.config().compute.array, desc.units);
+    ws_bytes = std::max({ws_bytes, work.load_bytes, work.store_bytes});
+  }
+  ws_bytes = std::min(ws_bytes, kMaxWorkspace);
   const auto ws = m_ddr_heap.allocate(ws_bytes, kBufferAlign);
   if (!ws)
     throw SimulationError("out of device memory for the workspace of kernel '" + desc.name + "'");
-  DeviceKernel dk;
-  dk.op = desc.op;
   dk.hot_loop_bytes = desc.hot_loop_bytes == 0 ? desc.binary_bytes
                                                : std::min(desc.hot_loop_bytes, desc.binary_bytes);
   dk.workspace = {*ws, ws_bytes};

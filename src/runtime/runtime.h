@@ -40,6 +40,9 @@ struct CommandList {
 struct KernelDesc {
   std::string name;
   OpSpec op;
+  /// A fused kernel: further ops that run after `op`, in order, in the same launch
+  /// (one binary, one launch). Each reads the launch's inputs and writes its output.
+  std::vector<OpSpec> fused;
   uint64_t binary_bytes = 4096; ///< size of its instructions
   /// Code run once per tile (per iteration of a `cycles` kernel): the last bytes of the
   /// binary. 0 means the whole binary.

@@ -134,6 +134,47 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   return d;
 }
 
+// A fused kernel: the ops of kernels declared above it, run in order in one launch with
+// one binary (by default the parts' binaries together).
+KernelDesc read_fused_kernel(cfg::Section& s, const std::string& name, const NameTable& names,
+                             const std::vector<Testbench::NamedKernel>& declared) {
+  if (s.has("op"))
+    s.fail("op", "a fused kernel takes its ops from the kernels in 'fuse'; remove 'op'");
+  const cfg::Node& list = s.require("fuse", "a list of kernel names");
+  s.accept("fuse");
+  if (!list.is_seq() || list.items.size() < 2)
+    s.fail("fuse", "expected a list of at least two kernel names declared above");
+  KernelDesc d;
+  d.name = name;
+  uint64_t binary = 0, hot_loop = 0;
+  bool first = true;
+  for (const cfg::Node& item : list.items) {
+    const std::string part = scalar_of(item, s.key_path("fuse"), "a kernel name");
+    const uint32_t index = names.find(part, item.loc, s.key_path("fuse"));
+    if (index >= declared.size())
+      throw InputError(item.loc, s.key_path("fuse"),
+                       "kernel '" + part + "' must be declared before the fused kernel '" + name +
+                           "'");
+    const KernelDesc& p = declared[index].desc;
+    for (size_t i = 0; i <= p.fused.size(); ++i) {
+      const OpSpec& op = i == 0 ? p.op : p.fused[i - 1];
+      if (first)
+        d.op = op;
+      else
+        d.fused.push_back(op);
+      first = false;
+    }
+    binary += p.binary_bytes;
+    hot_loop += p.hot_loop_bytes == 0 ? p.binary_bytes : p.hot_loop_bytes;
+    d.units = std::max(d.units, p.units);
+  }
+  d.binary_bytes = s.bytes("binary", std::min<uint64_t>(binary, 1ull << 30), 64, 1ull << 30);
+  d.hot_loop_bytes = s.bytes("hot_loop", std::min(hot_loop, d.binary_bytes), 64, d.binary_bytes);
+  d.units = static_cast<uint32_t>(s.integer("units", d.units, 1, 1024));
+  s.finish();
+  return d;
+}
+
 struct Reader {
   explicit Reader(Testbench& t) : tb(t) {}
 
@@ -308,7 +349,9 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
       cfg::Section ks = kernels.section(e.key);
       if (!ks.node())
         ks.fail("op", "kernel '" + e.key + "' needs at least an op");
-      tb.kernels.push_back({read_kernel(ks, e.key), e.key_loc});
+      tb.kernels.push_back({ks.has("fuse") ? read_fused_kernel(ks, e.key, r.kernels, tb.kernels)
+                                           : read_kernel(ks, e.key),
+                            e.key_loc});
     }
 
   cfg::Section buffers = top.section("buffers");

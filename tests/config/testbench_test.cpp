@@ -192,6 +192,50 @@ TEST(TestbenchParse, ConvolutionStrideAndPad) {
   EXPECT_EQ(tb.kernels[1].desc.op.dtype, DType::Fp16);
 }
 
+TEST(TestbenchParse, FusedKernelTakesItsPartsOps) {
+  const Testbench tb =
+      read_text("kernels:\n"
+                "  mm: {op: matmul, m: 64, n: 64, k: 64, binary: 8KiB, hot_loop: 2KiB}\n"
+                "  relu: {op: elementwise, elements: 4096, binary: 2KiB, units: 2}\n"
+                "  ln: {op: layernorm, rows: 64, cols: 64, binary: 4KiB}\n"
+                "  mm_relu: {fuse: [mm, relu]}\n"
+                "  all: {fuse: [mm_relu, ln], binary: 10KiB}\n"
+                "program: []\n");
+  ASSERT_EQ(tb.kernels.size(), 5u);
+  const KernelDesc& f = tb.kernels[3].desc;
+  EXPECT_EQ(f.op.kind, OpKind::Matmul);
+  ASSERT_EQ(f.fused.size(), 1u);
+  EXPECT_EQ(f.fused[0].kind, OpKind::Elementwise);
+  EXPECT_EQ(f.binary_bytes, 10u << 10);  // the parts' binaries together
+  EXPECT_EQ(f.hot_loop_bytes, 4u << 10); // 2 KiB + all of relu's 2 KiB
+  EXPECT_EQ(f.units, 2u);
+  const KernelDesc& all = tb.kernels[4].desc; // nested fusions flatten
+  ASSERT_EQ(all.fused.size(), 2u);
+  EXPECT_EQ(all.fused[1].kind, OpKind::Layernorm);
+  EXPECT_EQ(all.binary_bytes, 10u << 10);
+}
+
+TEST(TestbenchErrors, FusedKernelErrors) {
+  auto kernels = [](const std::string& fused) {
+    return "kernels:\n  a: {op: cycles, cycles: 10}\n  f: " + fused +
+           "\n  b: {op: cycles, "
+           "cycles: 10}\nprogram: []\n";
+  };
+  std::string e = error_of(kernels("{fuse: [a, c]}"));
+  EXPECT_TRUE(contains(e, "unknown kernel 'c'")) << e;
+  EXPECT_TRUE(contains(e, "kernels.f.fuse")) << e;
+  e = error_of(kernels("{fuse: [a, b]}"));
+  EXPECT_TRUE(contains(e, "unknown kernel 'b'")) << e; // parts come first
+  e = error_of(kernels("{fuse: [a, f]}"));
+  EXPECT_TRUE(contains(e, "kernel 'f' must be declared before")) << e;
+  e = error_of(kernels("{fuse: [a]}"));
+  EXPECT_TRUE(contains(e, "at least two kernel names")) << e;
+  e = error_of(kernels("{fuse: [a, a], op: matmul}"));
+  EXPECT_TRUE(contains(e, "remove 'op'")) << e;
+  e = error_of(kernels("{fuse: [a, a], cycles: 5}"));
+  EXPECT_TRUE(contains(e, "cycles")) << e;
+}
+
 TEST(TestbenchParse, EventRecordedAfterWaitIsAccepted) {
   const Testbench tb = read_text(with_program("  - wait: {event: e, stream: s2}\n"
                                               "  - record: {event: e, stream: s1}\n"));

@@ -51,8 +51,9 @@ void HostCpu::isr() {
   });
 }
 
-void HostCpu::on_completion(uint64_t command_id) {
+void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps) {
   m_commands.at(command_id).landed = true;
+  m_commands[command_id].device_ps = device_ps;
   if (m_config.completion == "interrupt") {
     ++m_interrupts;
     m_irq_pending.emplace_back(to_ps(sc_core::sc_time_stamp()) + m_config.interrupt_latency_ps,
@@ -93,10 +94,7 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
     // Polling: the host spins on the completion records, busy all along. A poll
     // with nothing in flight would spin forever: that is a deadlock, stop.
     while (true) {
-      ++m_polls;
-      for (uint64_t id : m_landed)
-        learn(id);
-      m_landed.clear();
+      poll_landed();
       if (ready() || m_outstanding == 0)
         break;
       if (m_device_stalled && m_device_stalled()) {
@@ -108,6 +106,13 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
     }
   }
   m_blocked_on.clear();
+}
+
+void HostCpu::poll_landed() {
+  ++m_polls;
+  for (uint64_t id : m_landed)
+    learn(id);
+  m_landed.clear();
 }
 
 void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
@@ -279,14 +284,44 @@ void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, 
 }
 
 void HostCpu::record_event(uint32_t event, uint32_t stream) {
-  if (m_event_records.size() <= event)
+  if (m_event_records.size() <= event) {
     m_event_records.resize(event + 1, 0);
+    m_event_command.resize(event + 1, 0);
+  }
   ++m_event_records[event];
   busy(m_config.driver_call_ps);
   Descriptor d;
   d.type = CommandType::EventRecord;
   d.c = event;
-  submit(d, {}, stream);
+  m_event_command[event] = submit(d, {}, stream) + 1;
+}
+
+std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
+  if (event >= m_event_command.size() || m_event_command[event] == 0)
+    return std::nullopt;
+  return m_event_command[event] - 1;
+}
+
+bool HostCpu::query_event(uint32_t event) {
+  busy(m_config.sync_call_ps);
+  if (m_config.completion == "polling")
+    poll_landed();
+  const auto cmd = event_command(event);
+  return !cmd || m_commands[*cmd].done;
+}
+
+void HostCpu::sync_event(uint32_t event, const std::string& name) {
+  busy(m_config.sync_call_ps);
+  const auto cmd = event_command(event);
+  if (cmd)
+    wait_until([&] { return m_commands[*cmd].done; }, "sync of event " + name);
+}
+
+std::optional<uint64_t> HostCpu::event_time(uint32_t event) const {
+  const auto cmd = event_command(event);
+  if (!cmd || !m_commands[*cmd].done)
+    return std::nullopt;
+  return m_commands[*cmd].device_ps;
 }
 
 uint64_t HostCpu::event_records(uint32_t event) const {

@@ -13,6 +13,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,13 +62,21 @@ public:
   void copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async);
   void record_event(uint32_t event, uint32_t stream);
   void wait_event(uint32_t event, uint32_t stream);
+  /// Whether the event's latest record is known complete (true if never recorded);
+  /// costs a driver call that reads the completion records.
+  bool query_event(uint32_t event);
+  /// Blocks until the event's latest record is known complete.
+  void sync_event(uint32_t event, const std::string& name);
+  /// Device time (ps) at which the event's latest record completed, if the host
+  /// knows it has (from the completion record's timestamp).
+  std::optional<uint64_t> event_time(uint32_t event) const;
   void sync_stream(uint32_t stream, const std::string& name);
   void sync_device();
   void host_work(uint64_t duration_ps);
   /// Records of `event` issued so far (to know what a wait refers to).
   uint64_t event_records(uint32_t event) const;
 
-  void on_completion(uint64_t command_id) override;
+  void on_completion(uint64_t command_id, uint64_t device_ps) override;
 
   bool finished() const { return m_finished; }
   /// What the host thread is waiting for, when it is (for deadlock reports).
@@ -89,8 +98,9 @@ private:
     uint32_t stream = 0;
     uint32_t queue = 0;
     int64_t launch_id = -1;
-    bool landed = false; ///< completion record is in memory
-    bool done = false;   ///< the host knows
+    bool landed = false;    ///< completion record is in memory
+    bool done = false;      ///< the host knows
+    uint64_t device_ps = 0; ///< completion time in the record
   };
 
   void run();
@@ -110,6 +120,10 @@ private:
   void learn(uint64_t command_id);
   /// Waits (sleeping or polling) until `ready()` holds.
   void wait_until(const std::function<bool()>& ready, const std::string& what);
+  /// Polling: takes in the completion records that have landed.
+  void poll_landed();
+  /// The command of `event`'s latest record, if it was recorded.
+  std::optional<uint64_t> event_command(uint32_t event) const;
   uint32_t queue_of(uint32_t stream) const { return stream % m_layout.queues; }
 
   HostConfig m_config;
@@ -124,6 +138,7 @@ private:
   std::vector<uint64_t> m_queue_outstanding; ///< per queue: not yet known complete
   std::vector<uint64_t> m_stream_outstanding;
   std::vector<uint64_t> m_event_records;
+  std::vector<uint64_t> m_event_command; ///< per event: command of its latest record + 1
   std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending; ///< (time ps, command id)
   std::vector<uint64_t> m_landed;                          ///< polling: landed, not yet learnt
   sc_core::sc_event_queue m_irq;

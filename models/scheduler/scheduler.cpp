@@ -21,6 +21,7 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config
   regs.register_b_transport(this, &Scheduler::b_transport);
   SC_THREAD(fetch_loop);
   SC_THREAD(dispatch_loop);
+  SC_THREAD(completion_loop);
 }
 
 void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -137,6 +138,9 @@ bool Scheduler::advance_queues() {
         break;
       }
       ++m_event_ops;
+      // The command processor releases (record) or passes (wait) the semaphore; other
+      // queues wait meanwhile. A record counts once this is done.
+      sc_core::wait(ps(m_config.event_cycles * m_period_ps));
       if (cmd.desc.type == CommandType::EventRecord) {
         ++m_event_records[cmd.desc.c];
         m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
@@ -287,25 +291,40 @@ void Scheduler::account(Queue& q) {
 }
 
 void Scheduler::complete(const Command& cmd) {
-  // Completion record: command id and a status word, written where the host looks.
-  std::array<uint8_t, CommandLayout::kCompletionBytes> record{};
-  std::memcpy(record.data(), &cmd.desc.command_id, 8);
-  record[8] = 1;
-  NpuExtension tag;
-  tag.who = Initiator::Scheduler;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+  m_completions.push_back({cmd.desc.queue, cmd.desc.command_id, to_ps(sc_core::sc_time_stamp())});
   ++m_completing;
-  const uint64_t slot = cmd.desc.command_id; // unique per command; ring wraps
-  if (transact(mem, tlm::TLM_WRITE_COMMAND,
-               address_map::kDdrBase + m_layout.completion_addr(cmd.desc.queue, slot),
-               record.data(), static_cast<uint32_t>(record.size()), tag,
-               delay) != tlm::TLM_OK_RESPONSE)
-    throw SimulationError("scheduler: completion record write failed");
-  sc_core::wait(delay);
-  m_wake.notify(sc_core::SC_ZERO_TIME);
-  --m_completing;
-  if (m_sink)
-    m_sink->on_completion(cmd.desc.command_id);
+  m_completion_go.notify(sc_core::SC_ZERO_TIME);
+}
+
+void Scheduler::completion_loop() {
+  guarded([this] {
+    // Completion record: command id, a status word and the completion time, written
+    // where the host looks (one write at a time, in completion order).
+    std::array<uint8_t, CommandLayout::kCompletionBytes> record{};
+    NpuExtension tag;
+    tag.who = Initiator::Scheduler;
+    while (true) {
+      while (m_completions.empty())
+        sc_core::wait(m_completion_go);
+      const Completion c = m_completions.front();
+      m_completions.pop_front();
+      record.fill(0);
+      std::memcpy(record.data(), &c.command_id, 8);
+      record[8] = 1;
+      std::memcpy(record.data() + 9, &c.device_ps, 7); // ps, low 7 bytes (20 hours)
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      const uint64_t slot = c.command_id; // unique per command; ring wraps
+      if (transact(mem, tlm::TLM_WRITE_COMMAND,
+                   address_map::kDdrBase + m_layout.completion_addr(c.queue, slot), record.data(),
+                   static_cast<uint32_t>(record.size()), tag, delay) != tlm::TLM_OK_RESPONSE)
+        throw SimulationError("scheduler: completion record write failed");
+      sc_core::wait(delay);
+      --m_completing;
+      m_wake.notify(sc_core::SC_ZERO_TIME);
+      if (m_sink)
+        m_sink->on_completion(c.command_id, c.device_ps);
+    }
+  });
 }
 
 bool Scheduler::idle() const {

@@ -24,11 +24,12 @@
 namespace npu {
 
 /// The host side of the completion signal (the interrupt line, or the memory the
-/// host polls). Called when a command's completion record has reached DDR.
+/// host polls). Called when a command's completion record has reached DDR; the
+/// record carries the device time at which the command completed.
 class CompletionSink {
 public:
   virtual ~CompletionSink() = default;
-  virtual void on_completion(uint64_t command_id) = 0;
+  virtual void on_completion(uint64_t command_id, uint64_t device_ps) = 0;
 };
 
 /// A kernel as the device knows it after the module was loaded.
@@ -112,8 +113,11 @@ private:
   void unit_done(uint64_t run_id, int unit, const UnitResult& result);
   void run_copy(Command cmd);
   void copy(const Command& cmd);
-  /// Writes the completion record and signals the host; in a thread context.
+  /// Queues the completion record of a command that completed now (posted: the
+  /// caller does not wait for the write).
   void complete(const Command& cmd);
+  /// Writes queued completion records to DDR in order, signalling the host as each lands.
+  void completion_loop();
   void read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what);
   /// Integrates queue `q`'s depth up to now; call before every change of it.
   void account(Queue& q);
@@ -132,7 +136,14 @@ private:
   std::map<uint64_t, Running> m_running;
   std::map<uint64_t, uint64_t> m_event_records; ///< event id -> completed records
   uint64_t m_next_run = 0;
-  uint32_t m_completing = 0; ///< completion records being written
+  struct Completion {
+    uint32_t queue = 0;
+    uint64_t command_id = 0;
+    uint64_t device_ps = 0; ///< when the command completed
+  };
+  std::deque<Completion> m_completions; ///< records not yet written
+  uint32_t m_completing = 0;            ///< records queued or being written
+  sc_core::sc_event m_completion_go;
   uint64_t m_arrivals = 0;
   uint32_t m_fetch_cursor = 0;
   sc_core::sc_event m_doorbell;

@@ -12,6 +12,7 @@ SchedulerConfig read_scheduler_config(cfg::Section& s) {
   c.decode_cycles = static_cast<uint32_t>(s.integer("decode_cycles", c.decode_cycles, 0, 1000000));
   c.dispatch_cycles =
       static_cast<uint32_t>(s.integer("dispatch_cycles", c.dispatch_cycles, 0, 1000000));
+  c.event_cycles = static_cast<uint32_t>(s.integer("event_cycles", c.event_cycles, 0, 1000000));
   c.max_running = static_cast<uint32_t>(s.integer("max_running", c.max_running, 0, 4096));
   c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
   s.finish();

@@ -14,6 +14,7 @@ struct SchedulerConfig {
   uint32_t ring_entries = 256;   ///< descriptors per queue ring
   uint32_t decode_cycles = 20;   ///< decode of one fetched descriptor
   uint32_t dispatch_cycles = 50; ///< choosing a unit and starting it
+  uint32_t event_cycles = 10;    ///< an event record (semaphore release) or a passing wait
   uint32_t max_running = 0;      ///< kernels running at once; 0 = number of units
   double frequency_hz = 1e9;
 };

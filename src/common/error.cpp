@@ -30,21 +30,24 @@ InputError::InputError(const SourceLoc& loc, const std::string& key, const std::
 
 InputError::InputError(const std::string& message) : std::runtime_error("error: " + message) {}
 
+// Edits between two words: insertions, deletions, substitutions and swaps of two
+// adjacent letters ("lable" is one edit from "label"), each costing one.
 static size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
+  std::vector<size_t> before(b.size() + 1), prev(b.size() + 1), row(b.size() + 1);
   for (size_t j = 0; j <= b.size(); ++j)
-    row[j] = j;
+    prev[j] = j;
   for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diag = row[0];
     row[0] = i;
     for (size_t j = 1; j <= b.size(); ++j) {
-      const size_t up = row[j];
       const size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + cost});
-      diag = up;
+      row[j] = std::min({prev[j] + 1, row[j - 1] + 1, prev[j - 1] + cost});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        row[j] = std::min(row[j], before[j - 2] + 1);
     }
+    std::swap(before, prev);
+    std::swap(prev, row);
   }
-  return row[b.size()];
+  return prev[b.size()];
 }
 
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {

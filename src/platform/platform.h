@@ -31,6 +31,7 @@ public:
 
   const PlatformConfig& config() const { return m_config; }
   HostCpu& host() { return *m_host; }
+  const HostCpu& host() const { return *m_host; }
   Scheduler& scheduler() { return *m_scheduler; }
   Ddr& ddr() { return *m_ddr; }
   Sram& sram() { return *m_sram; }

@@ -151,6 +151,25 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   j["blocks"] = std::move(blocks);
   j["stat_units"] = std::move(units);
 
+  if (!report.events.empty()) {
+    nlohmann::ordered_json events = nlohmann::ordered_json::array();
+    for (const EventMeasurement& m : report.events) {
+      nlohmann::ordered_json e;
+      e["label"] = m.label;
+      e["at_ns"] = ps_to_ns(m.at_ps);
+      if (m.is_query()) {
+        e["event"] = m.start;
+        e["complete"] = m.elapsed_ps != 0;
+      } else {
+        e["start"] = m.start;
+        e["end"] = m.end;
+        e["elapsed_ns"] = static_cast<double>(m.elapsed_ps) / 1000.0;
+      }
+      events.push_back(std::move(e));
+    }
+    j["events"] = std::move(events);
+  }
+
   nlohmann::ordered_json sim;
   sim["simulated_ns"] = ps_to_ns(report.simulated_ps);
   sim["launches"] = report.launches.size();

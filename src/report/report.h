@@ -19,6 +19,17 @@ struct HostTime {
   uint64_t idle_ps = 0;    ///< after the host program ended, until the simulation ended
 };
 
+/// What the host program measured with events: an elapsed time between two events
+/// (`elapsed`), or whether an event had completed when it was queried (`query`).
+struct EventMeasurement {
+  std::string label;
+  std::string start;      ///< event (the queried one for a query)
+  std::string end;        ///< empty for a query
+  uint64_t at_ps = 0;     ///< host time of the call
+  int64_t elapsed_ps = 0; ///< elapsed: end - start; query: 1 if complete, else 0
+  bool is_query() const { return end.empty(); }
+};
+
 /// Everything one run produced; the input of every report format.
 struct RunReport {
   std::string config_file;
@@ -29,6 +40,7 @@ struct RunReport {
   std::vector<LaunchRecord> launches;      ///< in launch_id order
   HostTime host;
   std::vector<StatGroup> blocks; ///< statistics per block, in platform order
+  std::vector<EventMeasurement> events;
   uint64_t simulated_ps = 0;
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };

@@ -127,6 +127,20 @@ void print_host(std::ostream& out, const RunReport& report) {
                        percent_of(ps, report.simulated_ps));
 }
 
+void print_events(std::ostream& out, const std::vector<EventMeasurement>& events) {
+  if (events.empty())
+    return;
+  out << "\nevents measured by the host program\n";
+  for (const EventMeasurement& m : events) {
+    const std::string what =
+        m.is_query() ? "query " + m.start : "elapsed " + m.start + " -> " + m.end;
+    const std::string value =
+        m.is_query() ? (m.elapsed_ps ? "complete" : "not complete")
+                     : fmt::format("{:.3f} us", static_cast<double>(m.elapsed_ps) / 1e6);
+    out << fmt::format("  {:<20} {:<38} {:>16}\n", elide(m.label, 20), elide(what, 38), value);
+  }
+}
+
 void print_blocks(std::ostream& out, const std::vector<StatGroup>& blocks) {
   if (blocks.empty())
     return;
@@ -157,6 +171,7 @@ void print_summary(std::ostream& out, const RunReport& report) {
   }
   out << '\n';
   print_host(out, report);
+  print_events(out, report.events);
   print_blocks(out, report.blocks);
   // The only line that differs between identical runs, so it comes last.
   out << fmt::format("\nwall time: {:.3f} s\n", report.wall_s);

@@ -218,6 +218,43 @@ void Runtime::stream_wait_event(Stream stream, Event event) {
   m_platform.host().wait_event(event.id, stream.id);
 }
 
+bool Runtime::event_query(Event event) {
+  return m_platform.host().query_event(event.id);
+}
+
+void Runtime::event_synchronize(Event event) {
+  m_platform.host().sync_event(event.id, m_event_names.at(event.id));
+}
+
+int64_t Runtime::event_elapsed_ps(Event start, Event end) const {
+  const HostCpu& host = m_platform.host();
+  const auto time_of = [&](Event e) {
+    const std::string& name = m_event_names.at(e.id);
+    if (host.event_records(e.id) == 0)
+      throw SimulationError("elapsed time: event '" + name + "' was never recorded");
+    const auto t = host.event_time(e.id);
+    if (!t)
+      throw SimulationError("elapsed time: event '" + name +
+                            "' has not completed yet; synchronise on it first");
+    return static_cast<int64_t>(*t);
+  };
+  return time_of(end) - time_of(start);
+}
+
+int64_t Runtime::report_elapsed(const std::string& label, Event start, Event end) {
+  const int64_t elapsed = event_elapsed_ps(start, end);
+  m_measurements.push_back(
+      {label, m_event_names.at(start.id), m_event_names.at(end.id), now_ps(), elapsed});
+  return elapsed;
+}
+
+bool Runtime::report_query(const std::string& label, Event event) {
+  const uint64_t at = now_ps();
+  const bool complete = event_query(event);
+  m_measurements.push_back({label, m_event_names.at(event.id), "", at, complete ? 1 : 0});
+  return complete;
+}
+
 void Runtime::host_work(uint64_t duration_ps) {
   m_platform.host().host_work(duration_ps);
 }

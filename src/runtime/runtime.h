@@ -2,6 +2,7 @@
 
 #include "models/compute/op.h"
 #include "models/host/host_cpu.h"
+#include "report/report.h"
 #include "runtime/range_allocator.h"
 
 #include <cstdint>
@@ -93,6 +94,18 @@ public:
   void event_record(Event event, Stream stream);
   /// Work submitted to `stream` after this waits for the event's latest record.
   void stream_wait_event(Stream stream, Event event);
+  /// True when the event's latest record has completed (or it was never recorded).
+  bool event_query(Event event);
+  /// Returns when the event's latest record has completed.
+  void event_synchronize(Event event);
+  /// Device time between the completions of two events' latest records (end - start,
+  /// in ps; negative when `end` completed first). Both must be known complete.
+  int64_t event_elapsed_ps(Event start, Event end) const;
+  /// Measures event_elapsed_ps() and adds it to the run's report under `label`.
+  int64_t report_elapsed(const std::string& label, Event start, Event end);
+  /// Queries the event and adds the answer to the run's report under `label`.
+  bool report_query(const std::string& label, Event event);
+  const std::vector<EventMeasurement>& event_measurements() const { return m_measurements; }
 
   /// Host-side computation that keeps the CPU busy for `duration_ps`.
   void host_work(uint64_t duration_ps);
@@ -139,6 +152,7 @@ private:
   std::vector<std::string> m_stream_names;
   std::vector<std::string> m_event_names;
   std::vector<RecordedList> m_lists;
+  std::vector<EventMeasurement> m_measurements;
 };
 
 } // namespace npu

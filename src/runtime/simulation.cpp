@@ -67,6 +67,7 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.host.blocked_ps = host.blocked_ps();
   report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
   report.blocks = m_platform->stats(end);
+  report.events = m_runtime->event_measurements();
   report.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
   return report;
 }

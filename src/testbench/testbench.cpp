@@ -183,7 +183,13 @@ struct Reader {
   NameTable buffers{"buffer"};
   NameTable streams{"stream"};
   NameTable events{"event"};
-  std::vector<std::pair<uint32_t, SourceLoc>> waits; ///< event waits, checked at the end
+  struct NeedsRecord {
+    uint32_t event;
+    SourceLoc loc;
+    std::string key;
+    const char* why; ///< what would go wrong
+  };
+  std::vector<NeedsRecord> waits; ///< event uses that need a record, checked at the end
   std::vector<bool> recorded;
 
   uint32_t stream_ref(cfg::Section& s, const std::string& key) {
@@ -228,12 +234,12 @@ struct Reader {
 
   // `runs` is false inside a repeat that never executes: its records do not count.
   Step read_step(const cfg::Node& node, const std::string& path, int depth, bool runs) {
-    static const std::vector<std::string> kinds = {"launch", "memcpy", "repeat", "host_work",
-                                                   "record", "wait",   "sync"};
+    static const std::vector<std::string> kinds = {
+        "launch", "memcpy", "repeat", "host_work", "record", "wait", "sync", "query", "elapsed"};
     if (!node.is_map() || node.entries.size() != 1)
       throw InputError(node.loc, path,
                        "expected one step such as {launch: {...}}; steps are launch, memcpy, "
-                       "repeat, host_work, record, wait, sync");
+                       "repeat, host_work, record, wait, sync, query, elapsed");
     const cfg::MapEntry& e = node.entries.front();
     const std::string key = path + "." + e.key;
     Step step;
@@ -242,7 +248,8 @@ struct Reader {
     if (kind == kinds.end()) {
       std::string message = "unknown step '" + e.key + "'";
       const std::string hint = did_you_mean(e.key, kinds);
-      message += hint.empty() ? "; expected launch, memcpy, repeat, host_work, record, wait or sync"
+      message += hint.empty() ? "; expected launch, memcpy, repeat, host_work, record, wait, "
+                                "sync, query or elapsed"
                               : "; did you mean '" + hint + "'?";
       throw InputError(e.key_loc, key, message);
     }
@@ -309,19 +316,55 @@ struct Reader {
       if (step.kind == Step::Kind::Record)
         recorded[step.event] = recorded[step.event] || runs;
       else
-        waits.emplace_back(step.event, s.loc("event"));
+        waits.push_back({step.event, s.loc("event"), s.key_path("event"),
+                         "waited for but never recorded: the wait could never finish"});
       break;
     }
     case Step::Kind::Sync: {
-      const std::string target = scalar_of(e.value, key, "a stream name or 'device'");
+      if (e.value.is_map()) { // sync: {event: e}
+        cfg::Section s(&e.value, key, nullptr);
+        step.event = event_ref(s);
+        step.sync_event = true;
+        s.finish();
+        waits.push_back({step.event, s.loc("event"), s.key_path("event"),
+                         "synchronised on but never recorded: the sync would return at once"});
+        break;
+      }
+      const std::string target =
+          scalar_of(e.value, key, "a stream name, 'device' or {event: name}");
       if (target == "device")
         step.sync_device = true;
       else if (target != "default")
         step.stream = streams.find(target, e.value.loc, key) + 1;
       break;
     }
+    case Step::Kind::Query: {
+      cfg::Section s(&e.value, key, nullptr);
+      step.event = event_ref(s);
+      step.label = s.string("label", "query " + tb.events[step.event]);
+      s.finish();
+      break;
+    }
+    case Step::Kind::Elapsed: {
+      cfg::Section s(&e.value, key, nullptr);
+      step.event = named_event(s, "start");
+      step.end_event = named_event(s, "end");
+      step.label = s.string("label", tb.events[step.event] + " -> " + tb.events[step.end_event]);
+      s.finish();
+      for (const char* k : {"start", "end"})
+        waits.push_back({k[0] == 's' ? step.event : step.end_event, s.loc(k), s.key_path(k),
+                         "timed but never recorded: it has no time"});
+      break;
+    }
     }
     return step;
+  }
+
+  // An event named under `key` (elapsed's start and end).
+  uint32_t named_event(cfg::Section& s, const std::string& key) {
+    const cfg::Node& n = s.require(key, "an event name");
+    s.accept(key);
+    return events.find(scalar_of(n, s.key_path(key), "an event name"), n.loc, s.key_path(key));
   }
 };
 
@@ -400,11 +443,9 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
   tb.program = r.read_program(program, "program", 0, true);
   top.finish();
 
-  for (const auto& [event, loc] : r.waits)
-    if (!r.recorded[event])
-      throw InputError(loc, "wait.event",
-                       "event '" + tb.events[event] +
-                           "' is waited for but never recorded: the wait could never finish");
+  for (const auto& w : r.waits)
+    if (!r.recorded[w.event])
+      throw InputError(w.loc, w.key, "event '" + tb.events[w.event] + "' is " + w.why);
   return tb;
 }
 
@@ -480,8 +521,16 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
       case Step::Kind::Wait:
         rt.stream_wait_event(streams[s.stream], events[s.event]);
         break;
+      case Step::Kind::Query:
+        rt.report_query(s.label, events[s.event]);
+        break;
+      case Step::Kind::Elapsed:
+        rt.report_elapsed(s.label, events[s.event], events[s.end_event]);
+        break;
       case Step::Kind::Sync:
-        if (s.sync_device)
+        if (s.sync_event)
+          rt.event_synchronize(events[s.event]);
+        else if (s.sync_device)
           rt.device_synchronize();
         else
           rt.stream_synchronize(streams[s.stream]);

@@ -13,7 +13,7 @@ namespace npu {
 
 /// One step of a testbench's host program.
 struct Step {
-  enum class Kind { Launch, Memcpy, Repeat, HostWork, Record, Wait, Sync };
+  enum class Kind { Launch, Memcpy, Repeat, HostWork, Record, Wait, Sync, Query, Elapsed };
   Kind kind = Kind::Launch;
   SourceLoc loc;
   uint32_t kernel = 0;
@@ -25,8 +25,11 @@ struct Step {
   uint64_t count = 0;       ///< repeat
   std::vector<Step> body;   ///< repeat
   uint64_t duration_ps = 0; ///< host_work
-  uint32_t event = 0;
+  uint32_t event = 0;       ///< record, wait, sync on an event, query; elapsed: start
+  uint32_t end_event = 0;   ///< elapsed
+  std::string label;        ///< query, elapsed: name in the report
   bool sync_device = false; ///< sync: device
+  bool sync_event = false;  ///< sync: {event: ...}
 };
 
 /// A YAML workload: kernels, buffers, streams and a host program.

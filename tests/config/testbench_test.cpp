@@ -287,6 +287,48 @@ TEST(TestbenchErrors, WaitOnEventNeverRecorded) {
   EXPECT_TRUE(contains(e, "event 'e2' is waited for but never recorded")) << e;
 }
 
+TEST(TestbenchParse, EventQuerySyncAndElapsedSteps) {
+  const Testbench tb = read_text(with_program("  - record: {event: e0, stream: s1}\n"
+                                              "  - launch: {kernel: k1, stream: s1, async: true}\n"
+                                              "  - record: {event: e1, stream: s1}\n"
+                                              "  - query: {event: e1}\n"
+                                              "  - sync: {event: e1}\n"
+                                              "  - elapsed: {start: e0, end: e1, label: k1}\n"
+                                              "  - query: {event: e0, label: again}\n"));
+  ASSERT_EQ(tb.program.size(), 7u);
+  EXPECT_EQ(tb.program[3].kind, Step::Kind::Query);
+  EXPECT_EQ(tb.program[3].label, "query e1");
+  EXPECT_EQ(tb.program[4].kind, Step::Kind::Sync);
+  EXPECT_TRUE(tb.program[4].sync_event);
+  EXPECT_EQ(tb.program[4].event, tb.program[2].event);
+  EXPECT_EQ(tb.program[5].kind, Step::Kind::Elapsed);
+  EXPECT_EQ(tb.program[5].event, tb.program[0].event);
+  EXPECT_EQ(tb.program[5].end_event, tb.program[2].event);
+  EXPECT_EQ(tb.program[5].label, "k1");
+  EXPECT_EQ(tb.program[6].label, "again");
+}
+
+TEST(TestbenchErrors, EventStepsNeedRecordedEvents) {
+  std::string e = error_of(with_program("  - record: {event: e0, stream: s1}\n"
+                                        "  - elapsed: {start: e0, end: e9}\n"));
+  EXPECT_TRUE(contains(e, "program[1].elapsed.end")) << e;
+  EXPECT_TRUE(contains(e, "unknown event 'e9'; did you mean 'e0'?")) << e;
+  e = error_of(with_program("  - record: {event: e0, stream: s1}\n"
+                            "  - wait: {event: e1, stream: s2}\n"
+                            "  - record: {event: e1, stream: s1}\n"
+                            "  - repeat: {count: 0, body: [{record: {event: e2}}]}\n"
+                            "  - elapsed: {start: e0, end: e2}\n"));
+  EXPECT_TRUE(contains(e, "program[4].elapsed.end")) << e;
+  EXPECT_TRUE(contains(e, "event 'e2' is timed but never recorded")) << e;
+  e = error_of(with_program("  - query: {event: q}\n  - sync: {event: q}\n"));
+  EXPECT_TRUE(contains(e, "program[1].sync.event")) << e;
+  EXPECT_TRUE(contains(e, "event 'q' is synchronised on but never recorded")) << e;
+  e = error_of(with_program("  - sync: [s1]\n"));
+  EXPECT_TRUE(contains(e, "expected a stream name, 'device' or {event: name}")) << e;
+  e = error_of(with_program("  - record: {event: e0}\n  - query: {event: e0, lable: x}\n"));
+  EXPECT_TRUE(contains(e, "did you mean 'label'")) << e;
+}
+
 TEST(TestbenchErrors, WaitInsideRepeatNeverRecorded) {
   const std::string e =
       error_of(with_program("  - repeat: {count: 2, body: [{wait: {event: lost, stream: s1}}]}\n"));

@@ -17,6 +17,13 @@ TEST(DidYouMean, NearMisses) {
   EXPECT_EQ(did_you_mean("KIB", {"B", "KiB", "MiB", "KB"}), "KiB"); // first of equal distance
 }
 
+TEST(DidYouMean, SwappedLettersAreOneEdit) {
+  EXPECT_EQ(did_you_mean("lable", {"event", "label"}), "label");
+  EXPECT_EQ(did_you_mean("cahnnels", {"burst", "channels"}), "channels");
+  EXPECT_EQ(did_you_mean("ba", {"ab", "xy"}), "ab");
+  EXPECT_EQ(did_you_mean("abc", {"cab"}), ""); // not adjacent: two edits, over the limit
+}
+
 TEST(DidYouMean, ExactMatchReturnsItself) {
   EXPECT_EQ(did_you_mean("dma", {"ddr", "dma"}), "dma");
 }

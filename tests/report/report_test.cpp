@@ -236,6 +236,28 @@ TEST(Json, KeysInOrderAndValues) {
   EXPECT_EQ(j["sim"]["wall_s"], 0.5);
 }
 
+TEST(Json, EventMeasurementsWhenPresent) {
+  RunReport report = make_report();
+  report.events.push_back({"conv time", "e0", "e1", 5'000'000, 1'234'567});
+  report.events.push_back({"query e1", "e1", "", 4'000'000, 0});
+  const auto j = to_json(report);
+  ASSERT_TRUE(j.contains("events"));
+  ASSERT_EQ(j["events"].size(), 2u);
+  EXPECT_EQ(j["events"][0]["label"], "conv time");
+  EXPECT_EQ(j["events"][0]["start"], "e0");
+  EXPECT_EQ(j["events"][0]["end"], "e1");
+  EXPECT_EQ(j["events"][0]["elapsed_ns"], 1234.567);
+  EXPECT_EQ(j["events"][0]["at_ns"], 5000.0);
+  EXPECT_EQ(j["events"][1]["event"], "e1");
+  EXPECT_EQ(j["events"][1]["complete"], false);
+  EXPECT_FALSE(to_json(make_report()).contains("events"));
+  std::ostringstream text;
+  print_summary(text, report);
+  EXPECT_NE(text.str().find("conv time"), std::string::npos);
+  EXPECT_NE(text.str().find("1.235 us"), std::string::npos);
+  EXPECT_NE(text.str().find("not complete"), std::string::npos);
+}
+
 TEST(Json, DumpIsDeterministicText) {
   const std::string text = to_json(make_report()).dump(2);
   EXPECT_NE(text.find("\"misses\": 256,"), std::string::npos);

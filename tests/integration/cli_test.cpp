@@ -1,94 +1,26 @@
 // End-to-end checks through the npusim binary: the contract users and scripts rely on.
+#include "cli_helpers.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
-#include <filesystem>
+#include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
-namespace fs = std::filesystem;
-
 namespace {
 
-const std::string kSource = NPU_SOURCE_DIR;
-const std::string kBinary = std::string(NPU_BINARY_DIR) + "/npusim";
+using namespace npu::test;
 
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A scratch directory per test, removed afterwards.
-class CliTest : public ::testing::Test {
+class CliTest : public ScratchDirTest {
 protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    m_dir = fs::temp_directory_path() /
-            ("npusim-cli-" + std::string(info->name()) + "-" + std::to_string(::getpid()));
-    fs::remove_all(m_dir);
-    fs::create_directories(m_dir);
-  }
-  void TearDown() override { fs::remove_all(m_dir); }
-
-  Result run(const std::string& args) const {
-    const fs::path out = m_dir / "stdout.txt";
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string cmd = "cd " + kSource + " && " + kBinary + " " + args + " >" + out.string() +
-                            " 2>" + err.string();
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-
   fs::path write(const std::string& name, const std::string& text) const {
     const fs::path p = m_dir / name;
     std::ofstream(p) << text;
     return p;
   }
-
-  fs::path m_dir;
 };
-
-struct Row {
-  std::map<std::string, std::string> cells;
-  double num(const std::string& k) const { return std::stod(cells.at(k)); }
-};
-
-std::vector<Row> read_csv(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  std::stringstream hs(line);
-  for (std::string h; std::getline(hs, h, ',');)
-    header.push_back(h);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    Row r;
-    std::stringstream ls(line);
-    size_t i = 0;
-    for (std::string c; std::getline(ls, c, ',') && i < header.size(); ++i)
-      r.cells[header[i]] = c;
-    rows.push_back(r);
-  }
-  return rows;
-}
 
 const char* kHeader =
     "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,submit_ns,"
@@ -110,10 +42,8 @@ TEST_F(CliTest, HelloPhasesSumAndSyncAsyncSemantics) {
   const auto rows = read_csv(out / "launches.csv");
   ASSERT_EQ(rows.size(), 6u);
   for (const auto& row : rows) {
-    const double sum = row.num("prepare_ns") + row.num("submit_ns") + row.num("schedule_wait_ns") +
-                       row.num("schedule_dispatch_ns") + row.num("iload_ns") +
-                       row.num("execute_ns") + row.num("complete_ns");
-    EXPECT_NEAR(sum, row.num("t6_ns") - row.num("t0_ns"), 0.001) << row.cells.at("launch_id");
+    EXPECT_NEAR(phase_sum_ns(row), row.num("t6_ns") - row.num("t0_ns"), 0.001)
+        << row.cells.at("launch_id");
     for (int i = 1; i <= 6; ++i)
       EXPECT_LE(row.num("t" + std::to_string(i - 1) + "_ns"),
                 row.num("t" + std::to_string(i) + "_ns"));

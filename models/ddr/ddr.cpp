@@ -45,9 +45,11 @@ void Ddr::request_done(uint64_t id) {
 
 void Ddr::run_controllers() {
   const uint64_t now = cycle_now();
+  m_last_cycle = now;
   uint64_t next = UINT64_MAX;
   for (auto& ch : m_channels) {
-    ch->advance_to(now);
+    if (ch->due(now))
+      ch->advance_to(now);
     next = std::min(next, ch->next_event());
   }
   if (next == UINT64_MAX) {
@@ -114,6 +116,9 @@ StatGroup Ddr::stats(uint64_t simulated_ps) const {
   DramChannelStats sum;
   double latency_sum = 0;
   for (const auto& ch : m_channels) {
+    // Idle channels were left behind; bring their refreshes up to the latest run.
+    if (ch->now() < m_last_cycle)
+      ch->advance_to(m_last_cycle);
     const DramChannelStats& s = ch->stats();
     sum.reads += s.reads;
     sum.writes += s.writes;

@@ -76,6 +76,10 @@ public:
   /// UINT64_MAX when no request is queued or in flight (refreshes due meanwhile are
   /// caught up by the next enqueue or advance_to).
   uint64_t next_event() const;
+  /// Whether advance_to(cycle) would do anything but move the clock: new requests, or
+  /// an event at or before `cycle`. An idle channel can be left behind; it catches up
+  /// (refreshes included) when it is next advanced or given a request.
+  bool due(uint64_t cycle) const { return m_dirty || next_event() <= cycle; }
   uint64_t now() const { return m_now; }
   /// Requests waiting in the read (or write) queue.
   uint32_t queued(bool is_write) const { return is_write ? m_wq.count : m_rq.count; }

@@ -107,6 +107,11 @@ private:
   void isr();
   /// Busy host time (the thread runs driver or user code).
   void busy(uint64_t duration_ps);
+  /// Busy host time that only touches host state: the host thread runs ahead of the
+  /// simulation clock by it (m_ahead) until its next transaction or catch_up().
+  void run_ahead(uint64_t duration_ps);
+  /// Waits out m_ahead, so the thread's time is the simulation time again.
+  void catch_up();
   /// Submits a descriptor: ring space, descriptor and argument writes, doorbell.
   uint64_t submit(Descriptor desc, const std::vector<uint8_t>& args, uint32_t stream);
   /// Writes a descriptor and its arguments into the next ring slot (no doorbell).
@@ -144,6 +149,7 @@ private:
   sc_core::sc_event_queue m_irq;
   sc_core::sc_event m_learnt;
   sc_core::sc_event m_never; ///< never notified: where a deadlocked host parks
+  sc_core::sc_time m_ahead;  ///< how far the host thread has run ahead of sc_time_stamp()
   uint64_t m_outstanding = 0;
   bool m_finished = false;
   std::string m_blocked_on;

@@ -54,15 +54,15 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void Scheduler::read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what) {
+void Scheduler::read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what,
+                         sc_core::sc_time& delay) {
+  sc_assert(delay == sc_core::SC_ZERO_TIME);
   NpuExtension tag;
   tag.who = Initiator::Scheduler;
-  sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   if (transact(mem, tlm::TLM_READ_COMMAND, address_map::kDdrBase + addr, data, len, tag, delay) !=
       tlm::TLM_OK_RESPONSE)
     throw SimulationError(std::string("scheduler: ") + what + " read failed at address " +
                           std::to_string(addr));
-  sc_core::wait(delay);
 }
 
 void Scheduler::fetch_loop() {
@@ -95,17 +95,24 @@ void Scheduler::fetch() {
     Queue& queue = m_queues[q];
     const uint64_t start = to_ps(sc_core::sc_time_stamp());
     const uint64_t slot = queue.fetch_index;
-    read_mem(m_layout.descriptor_addr(q, slot), raw.data(), Descriptor::kBytes, "descriptor");
+    // Each read returns the time until its response is back (`delay`); the decode
+    // follows the last.
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    read_mem(m_layout.descriptor_addr(q, slot), raw.data(), Descriptor::kBytes, "descriptor",
+             delay);
     Command cmd;
     if (!Descriptor::decode(raw.data(), &cmd.desc))
       throw SimulationError("scheduler: malformed descriptor in queue " + std::to_string(q) +
                             " slot " + std::to_string(slot));
     if (cmd.desc.type == CommandType::Kernel && cmd.desc.arg_bytes > 0) {
-      read_mem(m_layout.arg_addr(q, slot), args.data(), cmd.desc.arg_bytes, "argument block");
+      sc_core::wait(delay); // shared ports take requests in time order
+      delay = sc_core::SC_ZERO_TIME;
+      read_mem(m_layout.arg_addr(q, slot), args.data(), cmd.desc.arg_bytes, "argument block",
+               delay);
       if (!decode_args(args.data(), cmd.desc.arg_bytes, &cmd.args))
         throw SimulationError("scheduler: malformed argument block in queue " + std::to_string(q));
     }
-    sc_core::wait(ps(m_config.decode_cycles * m_period_ps));
+    sc_core::wait(delay + ps(m_config.decode_cycles * m_period_ps));
     cmd.fetch_ps = to_ps(sc_core::sc_time_stamp()) - start;
     cmd.arrival = m_arrivals++;
     ++queue.fetch_index;

@@ -118,7 +118,9 @@ private:
   void complete(const Command& cmd);
   /// Writes queued completion records to DDR in order, signalling the host as each lands.
   void completion_loop();
-  void read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what);
+  /// Reads DDR now (`delay` must be zero); returns with the response time in `delay`.
+  void read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what,
+                sc_core::sc_time& delay);
   /// Integrates queue `q`'s depth up to now; call before every change of it.
   void account(Queue& q);
 

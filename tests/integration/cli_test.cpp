@@ -1,13 +1,13 @@
 // End-to-end checks through the npusim binary: the contract users and scripts rely on.
+#include "tests/integration/npusim_cli.h"
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <sys/wait.h>
 
 #include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -15,21 +15,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const std::string kSource = NPU_SOURCE_DIR;
-const std::string kBinary = std::string(NPU_BINARY_DIR) + "/npusim";
-
-struct Result {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using npu::test::kSourceDir;
+using npu::test::read_csv;
+using npu::test::slurp;
+using Result = npu::test::CliResult;
 
 // A scratch directory per test, removed afterwards.
 class CliTest : public ::testing::Test {
@@ -43,18 +32,7 @@ protected:
   }
   void TearDown() override { fs::remove_all(m_dir); }
 
-  Result run(const std::string& args) const {
-    const fs::path out = m_dir / "stdout.txt";
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string cmd = "cd " + kSource + " && " + kBinary + " " + args + " >" + out.string() +
-                            " 2>" + err.string();
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Result run(const std::string& args) const { return npu::test::run_npusim(args, m_dir); }
 
   fs::path write(const std::string& name, const std::string& text) const {
     const fs::path p = m_dir / name;
@@ -64,31 +42,6 @@ protected:
 
   fs::path m_dir;
 };
-
-struct Row {
-  std::map<std::string, std::string> cells;
-  double num(const std::string& k) const { return std::stod(cells.at(k)); }
-};
-
-std::vector<Row> read_csv(const fs::path& p) {
-  std::ifstream in(p);
-  std::string line;
-  std::getline(in, line);
-  std::vector<std::string> header;
-  std::stringstream hs(line);
-  for (std::string h; std::getline(hs, h, ',');)
-    header.push_back(h);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    Row r;
-    std::stringstream ls(line);
-    size_t i = 0;
-    for (std::string c; std::getline(ls, c, ',') && i < header.size(); ++i)
-      r.cells[header[i]] = c;
-    rows.push_back(r);
-  }
-  return rows;
-}
 
 const char* kHeader =
     "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,submit_ns,"
@@ -285,7 +238,7 @@ TEST_F(CliTest, SameInputsGiveIdenticalReports) {
 
 TEST_F(CliTest, CppTestbenchRunsTheChapterSample) {
   const std::string bin = std::string(NPU_BINARY_DIR) + "/testbenches/launch_conv_kernel";
-  const std::string cmd = "cd " + kSource + " && " + bin + " --out " + (m_dir / "out").string() +
+  const std::string cmd = "cd " + kSourceDir + " && " + bin + " --out " + (m_dir / "out").string() +
                           " >" + (m_dir / "o.txt").string() + " 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(m_dir / "o.txt");
   const auto rows = read_csv(m_dir / "out" / "launches.csv");

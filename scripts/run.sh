@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# The main job: build, then run the hello testbench on the edge-npu configuration.
-# Extra arguments go to `npusim run`. Build output goes to stderr so that stdout
-# carries only what npusim prints.
+# The main job: build, then run a testbench on a configuration and print the report.
+# Extra arguments go to `npusim run`. Without --config it uses configs/edge-npu.yaml,
+# without --testbench testbenches/hello.yaml, so for example
+#   scripts/run.sh --testbench testbenches/sync_vs_async.yaml --config configs/datacenter-gpu.yaml
+# Build output goes to stderr so that stdout carries only what npusim prints.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/build.sh >&2
 
+defaults=()
+given=" $* "
+[[ "$given" == *" --config "* || "$given" == *" --config="* ]] ||
+  defaults+=(--config configs/edge-npu.yaml)
+[[ "$given" == *" --testbench "* || "$given" == *" --testbench="* ]] ||
+  defaults+=(--testbench testbenches/hello.yaml)
+
 BUILD_DIR=${BUILD_DIR:-build}
-exec "./$BUILD_DIR/npusim" run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml "$@"
+exec "./$BUILD_DIR/npusim" run "${defaults[@]}" "$@"

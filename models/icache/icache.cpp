@@ -100,7 +100,8 @@ ICacheL2::ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config)
   socket.register_transport_dbg(this, &ICacheL2::transport_dbg);
 }
 
-void ICacheL2::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+void ICacheL2::b_transport(int /*unit*/, tlm::tlm_generic_payload& payload,
+                           sc_core::sc_time& delay) {
   const uint64_t line = payload.get_address() / m_line_bytes;
   // One lookup per cycle: wait for the port, then the lookup latency.
   const uint64_t now = to_ps(sc_core::sc_time_stamp()) + to_ps(delay);
@@ -134,7 +135,7 @@ void ICacheL2::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& 
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-unsigned ICacheL2::transport_dbg(tlm::tlm_generic_payload& payload) {
+unsigned ICacheL2::transport_dbg(int /*unit*/, tlm::tlm_generic_payload& payload) {
   return mem->transport_dbg(payload);
 }
 

@@ -8,6 +8,7 @@
 
 #include <systemc>
 #include <tlm>
+#include <tlm_utils/multi_passthrough_target_socket.h>
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
@@ -72,8 +73,8 @@ private:
 /// misses on one line share a single fill. Lookups are served one per cycle.
 class ICacheL2 : public sc_core::sc_module {
 public:
-  tlm_utils::simple_target_socket<ICacheL2> socket; ///< from the unit caches
-  tlm_utils::simple_initiator_socket<ICacheL2> mem; ///< to the interconnect
+  tlm_utils::multi_passthrough_target_socket<ICacheL2> socket; ///< from every unit's cache
+  tlm_utils::simple_initiator_socket<ICacheL2> mem;            ///< to the interconnect
 
   ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config);
 
@@ -82,8 +83,8 @@ public:
   StatGroup stats() const;
 
 private:
-  void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
-  unsigned transport_dbg(tlm::tlm_generic_payload& payload);
+  void b_transport(int unit, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  unsigned transport_dbg(int unit, tlm::tlm_generic_payload& payload);
 
   ICacheL2Config m_config;
   uint64_t m_line_bytes;

@@ -183,6 +183,7 @@ struct Reader {
   NameTable buffers{"buffer"};
   NameTable streams{"stream"};
   NameTable events{"event"};
+  NameTable lists{"command list"};
   struct NeedsRecord {
     uint32_t event;
     SourceLoc loc;
@@ -191,6 +192,8 @@ struct Reader {
   };
   std::vector<NeedsRecord> waits; ///< event uses that need a record, checked at the end
   std::vector<bool> recorded;
+  std::vector<bool> list_recorded; ///< a command_list step that runs declares it
+  bool in_list = false;            ///< reading a command list's body
 
   uint32_t stream_ref(cfg::Section& s, const std::string& key) {
     if (!s.has(key)) {
@@ -215,6 +218,14 @@ struct Reader {
     return events.find(name, n.loc, s.key_path("event"));
   }
 
+  /// Index in `table` of the name that the required `key` holds.
+  static uint32_t name_ref(cfg::Section& s, const std::string& key, const NameTable& table,
+                           const char* expected) {
+    const cfg::Node& n = s.require(key, expected);
+    s.accept(key);
+    return table.find(scalar_of(n, s.key_path(key), expected), n.loc, s.key_path(key));
+  }
+
   uint32_t buffer_ref(const cfg::Node& n, const std::string& key) {
     return buffers.find(scalar_of(n, key, "a buffer name"), n.loc, key);
   }
@@ -234,12 +245,14 @@ struct Reader {
 
   // `runs` is false inside a repeat that never executes: its records do not count.
   Step read_step(const cfg::Node& node, const std::string& path, int depth, bool runs) {
-    static const std::vector<std::string> kinds = {
-        "launch", "memcpy", "repeat", "host_work", "record", "wait", "sync", "query", "elapsed"};
+    static const std::vector<std::string> kinds = {"launch",  "memcpy",       "repeat", "host_work",
+                                                   "record",  "wait",         "sync",   "query",
+                                                   "elapsed", "command_list", "submit"};
     if (!node.is_map() || node.entries.size() != 1)
       throw InputError(node.loc, path,
                        "expected one step such as {launch: {...}}; steps are launch, memcpy, "
-                       "repeat, host_work, record, wait, sync, query, elapsed");
+                       "repeat, host_work, record, wait, sync, query, elapsed, command_list, "
+                       "submit");
     const cfg::MapEntry& e = node.entries.front();
     const std::string key = path + "." + e.key;
     Step step;
@@ -249,18 +262,23 @@ struct Reader {
       std::string message = "unknown step '" + e.key + "'";
       const std::string hint = did_you_mean(e.key, kinds);
       message += hint.empty() ? "; expected launch, memcpy, repeat, host_work, record, wait, "
-                                "sync, query or elapsed"
+                                "sync, query, elapsed, command_list or submit"
                               : "; did you mean '" + hint + "'?";
       throw InputError(e.key_loc, key, message);
     }
     step.kind = static_cast<Step::Kind>(kind - kinds.begin());
+    if (in_list && step.kind != Step::Kind::Launch && step.kind != Step::Kind::Repeat)
+      throw InputError(e.key_loc, key,
+                       "a command list records launches only (and repeats of them), not '" + e.key +
+                           "'");
     switch (step.kind) {
     case Step::Kind::Launch: {
       cfg::Section s(&e.value, key, nullptr);
-      const cfg::Node& k = s.require("kernel", "a kernel name");
-      step.kernel = kernels.find(scalar_of(k, s.key_path("kernel"), "a kernel name"), k.loc,
-                                 s.key_path("kernel"));
-      s.accept("kernel");
+      step.kernel = name_ref(s, "kernel", kernels, "a kernel name");
+      if (in_list)
+        for (const char* own : {"stream", "async"})
+          if (s.has(own))
+            s.fail(own, "a launch in a command list takes its stream and async from the submit");
       step.stream = stream_ref(s, "stream");
       step.async = s.boolean("async", false);
       s.accept("args");
@@ -354,6 +372,35 @@ struct Reader {
       for (const char* k : {"start", "end"})
         waits.push_back({k[0] == 's' ? step.event : step.end_event, s.loc(k), s.key_path(k),
                          "timed but never recorded: it has no time"});
+      break;
+    }
+    case Step::Kind::CommandList: {
+      cfg::Section s(&e.value, key, nullptr);
+      const cfg::Node& n = s.require("name", "a command list name");
+      const std::string name = scalar_of(n, s.key_path("name"), "a command list name");
+      s.accept("name");
+      step.list = lists.add(name, n.loc, s.key_path("name"));
+      tb.command_lists.push_back(name);
+      list_recorded.push_back(runs);
+      in_list = true;
+      step.body = read_program(s.require("body", "a list of launches"), s.key_path("body"),
+                               depth + 1, runs);
+      in_list = false;
+      if (step.body.empty())
+        s.fail("body", "a command list needs at least one launch");
+      s.finish();
+      break;
+    }
+    case Step::Kind::Submit: {
+      cfg::Section s(&e.value, key, nullptr);
+      step.list = name_ref(s, "list", lists, "the name of a command list recorded above");
+      if (runs && !list_recorded[step.list])
+        throw InputError(s.loc("list"), s.key_path("list"),
+                         "command list '" + tb.command_lists[step.list] +
+                             "' is recorded only inside a repeat that never runs");
+      step.stream = stream_ref(s, "stream");
+      step.async = s.boolean("async", false);
+      s.finish();
       break;
     }
     }
@@ -488,14 +535,29 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
   std::vector<Event> events;
   for (const auto& e : tb.events)
     events.push_back(rt.event_create(e));
+  std::vector<CommandList> lists(tb.command_lists.size());
+  auto args_of = [&](const Step& s) {
+    std::vector<Buffer> args;
+    for (uint32_t a : s.args)
+      args.push_back(buffers[a]);
+    return args;
+  };
+  // A command list's body holds only launches and repeats (checked when reading).
+  std::function<void(CommandList, const std::vector<Step>&)> record =
+      [&](CommandList list, const std::vector<Step>& steps) {
+        for (const Step& s : steps)
+          if (s.kind == Step::Kind::Launch)
+            rt.command_list_launch(list, kernels[s.kernel], args_of(s));
+          else
+            for (uint64_t i = 0; i < s.count; ++i)
+              record(list, s.body);
+      };
 
   std::function<void(const std::vector<Step>&)> run = [&](const std::vector<Step>& steps) {
     for (const Step& s : steps) {
       switch (s.kind) {
       case Step::Kind::Launch: {
-        std::vector<Buffer> args;
-        for (uint32_t a : s.args)
-          args.push_back(buffers[a]);
+        const std::vector<Buffer> args = args_of(s);
         if (s.async)
           rt.launch_async(kernels[s.kernel], args, streams[s.stream]);
         else
@@ -534,6 +596,13 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
           rt.device_synchronize();
         else
           rt.stream_synchronize(streams[s.stream]);
+        break;
+      case Step::Kind::CommandList:
+        lists[s.list] = rt.command_list_create();
+        record(lists[s.list], s.body);
+        break;
+      case Step::Kind::Submit:
+        rt.command_list_submit(lists[s.list], streams[s.stream], s.async);
         break;
       }
     }

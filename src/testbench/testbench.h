@@ -13,7 +13,19 @@ namespace npu {
 
 /// One step of a testbench's host program.
 struct Step {
-  enum class Kind { Launch, Memcpy, Repeat, HostWork, Record, Wait, Sync, Query, Elapsed };
+  enum class Kind {
+    Launch,
+    Memcpy,
+    Repeat,
+    HostWork,
+    Record,
+    Wait,
+    Sync,
+    Query,
+    Elapsed,
+    CommandList,
+    Submit
+  };
   Kind kind = Kind::Launch;
   SourceLoc loc;
   uint32_t kernel = 0;
@@ -23,13 +35,14 @@ struct Step {
   uint32_t dst = 0, src = 0; ///< buffer indices (memcpy)
   uint64_t bytes = 0;
   uint64_t count = 0;       ///< repeat
-  std::vector<Step> body;   ///< repeat
+  std::vector<Step> body;   ///< repeat; command_list (its launches)
   uint64_t duration_ps = 0; ///< host_work
   uint32_t event = 0;       ///< record, wait, sync on an event, query; elapsed: start
   uint32_t end_event = 0;   ///< elapsed
   std::string label;        ///< query, elapsed: name in the report
   bool sync_device = false; ///< sync: device
   bool sync_event = false;  ///< sync: {event: ...}
+  uint32_t list = 0;        ///< command_list, submit: index into Testbench::command_lists
 };
 
 /// A YAML workload: kernels, buffers, streams and a host program.
@@ -55,6 +68,7 @@ struct Testbench {
   std::vector<NamedBuffer> buffers;
   std::vector<NamedStream> streams;
   std::vector<std::string> events;
+  std::vector<std::string> command_lists;
   std::vector<Step> program;
 };
 

@@ -344,6 +344,57 @@ TEST(TestbenchErrors, WaitOnEventRecordedOnlyInEmptyRepeat) {
   EXPECT_TRUE(contains(e, "never recorded")) << e;
 }
 
+// A command list is recorded where its step stands and submitted by name.
+TEST(TestbenchParse, CommandListRecordsLaunchesAndSubmits) {
+  const Testbench tb =
+      read_text(with_program("  - command_list:\n"
+                             "      name: step\n"
+                             "      body:\n"
+                             "        - launch: {kernel: gemm, args: [a, a]}\n"
+                             "        - repeat: {count: 3, body: [{launch: {kernel: k1}}]}\n"
+                             "  - submit: {list: step, stream: s2, async: true}\n"
+                             "  - submit: {list: step}\n"));
+  ASSERT_EQ(tb.command_lists.size(), 1u);
+  EXPECT_EQ(tb.command_lists[0], "step");
+  ASSERT_EQ(tb.program.size(), 3u);
+  const Step& list = tb.program[0];
+  EXPECT_EQ(list.kind, Step::Kind::CommandList);
+  ASSERT_EQ(list.body.size(), 2u);
+  EXPECT_EQ(list.body[0].args.size(), 2u);
+  EXPECT_EQ(list.body[1].count, 3u);
+  EXPECT_EQ(tb.program[1].kind, Step::Kind::Submit);
+  EXPECT_EQ(tb.program[1].stream, 2u);
+  EXPECT_TRUE(tb.program[1].async);
+  EXPECT_EQ(tb.program[2].stream, 0u); // the default stream, synchronous
+  EXPECT_FALSE(tb.program[2].async);
+}
+
+TEST(TestbenchErrors, CommandListErrors) {
+  auto list = [](const std::string& body) {
+    return "  - command_list:\n      name: step\n      body:\n" + body;
+  };
+  std::string e = error_of(with_program(list("        - launch: {kernel: k1, stream: s1}\n")));
+  EXPECT_TRUE(contains(e, "takes its stream and async from the submit")) << e;
+  EXPECT_TRUE(contains(e, "body[0].launch.stream")) << e;
+  e = error_of(with_program(list("        - sync: device\n")));
+  EXPECT_TRUE(contains(e, "records launches only (and repeats of them), not 'sync'")) << e;
+  e = error_of(with_program("  - command_list: {name: step, body: []}\n"));
+  EXPECT_TRUE(contains(e, "needs at least one launch")) << e;
+  e = error_of(
+      with_program(list("        - launch: {kernel: k1}\n") + "  - submit: {list: stp}\n"));
+  EXPECT_TRUE(contains(e, "unknown command list 'stp'; did you mean 'step'?")) << e;
+  e = error_of(
+      with_program("  - submit: {list: step}\n" + list("        - launch: {kernel: k1}\n")));
+  EXPECT_TRUE(contains(e, "unknown command list 'step'; none is declared")) << e;
+  e = error_of(with_program(list("        - launch: {kernel: k1}\n") +
+                            list("        - launch: {kernel: k1}\n")));
+  EXPECT_TRUE(contains(e, "duplicate command list name 'step'")) << e;
+  e = error_of(with_program("  - repeat: {count: 0, body: [{command_list: {name: step, body: "
+                            "[{launch: {kernel: k1}}]}}]}\n"
+                            "  - submit: {list: step}\n"));
+  EXPECT_TRUE(contains(e, "recorded only inside a repeat that never runs")) << e;
+}
+
 TEST(TestbenchErrors, MemcpyLargerThanBuffer) {
   const std::string e = error_of(with_program("  - memcpy: {dst: a, src: b, bytes: 2KiB}\n"));
   EXPECT_TRUE(contains(e, "program[0].memcpy.bytes")) << e;

@@ -68,6 +68,26 @@ inline std::vector<Row> read_csv(const fs::path& p) {
   return rows;
 }
 
+/// Runs `command` (a shell command line) in the source tree; its stdout and stderr pass
+/// through files in `dir`.
+inline Result run_in_source(const std::string& command, const fs::path& dir) {
+  const fs::path out = dir / "stdout.txt";
+  const fs::path err = dir / "stderr.txt";
+  const std::string cmd =
+      "cd " + kSource + " && " + command + " >" + out.string() + " 2>" + err.string();
+  const int status = std::system(cmd.c_str());
+  Result r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  return r;
+}
+
+/// Runs the npusim binary with `args` in the source tree.
+inline Result run_npusim(const std::string& args, const fs::path& dir) {
+  return run_in_source(kBinary + " " + args, dir);
+}
+
 /// A scratch directory per test, removed afterwards; commands run in the source tree.
 class ScratchDirTest : public ::testing::Test {
 protected:
@@ -84,20 +104,9 @@ protected:
   void TearDown() override { fs::remove_all(m_dir); }
 
   /// Runs `command` (a shell command line) in the source tree, capturing its output.
-  Result run_command(const std::string& command) const {
-    const fs::path out = m_dir / "stdout.txt";
-    const fs::path err = m_dir / "stderr.txt";
-    const std::string cmd =
-        "cd " + kSource + " && " + command + " >" + out.string() + " 2>" + err.string();
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
+  Result run_command(const std::string& command) const { return run_in_source(command, m_dir); }
   /// Runs the npusim binary with `args`.
-  Result run(const std::string& args) const { return run_command(kBinary + " " + args); }
+  Result run(const std::string& args) const { return run_npusim(args, m_dir); }
 
   fs::path m_dir;
 };

@@ -153,8 +153,12 @@ TEST_F(CliTest, SetOverridesAreValidatedToo) {
 }
 
 TEST_F(CliTest, ValidateAcceptsShippedFilesAndRejectsBadOnes) {
-  const Result ok = run("validate configs/edge-npu.yaml testbenches/hello.yaml");
+  const Result ok = run("validate configs/*.yaml testbenches/*.yaml testbenches/workloads/*.yaml");
   EXPECT_EQ(ok.code, 0) << ok.err;
+  for (const char* file :
+       {"configs/datacenter-gpu.yaml: ok", "configs/datacenter-npu.yaml: ok",
+        "testbenches/kernel_fusion.yaml: ok", "testbenches/workloads/resnet50_b1.yaml: ok"})
+    EXPECT_NE(ok.out.find(file), std::string::npos) << ok.out;
   const fs::path tb = write("tb.yaml", R"(name: t
 kernels:
   k: {op: cycles, cycles: 10}

@@ -218,6 +218,21 @@ TEST(FetchStall, SharedSecondLevelShortensTheStalls) {
   EXPECT_EQ(l2.report.stat("icache.l2", "hits"), 8 * 1024);
 }
 
+// Every unit's cache fills through the one second level: a kernel spread over four
+// units reads each line of its binary from memory once.
+TEST(FetchStall, SecondLevelIsSharedByEveryUnit) {
+  const test::IsolatedRun r = test::run_isolated(
+      "name: t\ncompute: {units: 4}\nicache: {l2: {size: 256KiB}}\n", [&](Runtime& rt, auto&) {
+        KernelDesc k = cycles_kernel("k", 1000, 16 << 10);
+        k.units = 4;
+        rt.launch(rt.load_kernel(k));
+      });
+  ASSERT_EQ(r.error, "");
+  EXPECT_EQ(r.stat("icache", "misses"), 4 * 256);
+  EXPECT_EQ(r.stat("icache.l2", "misses"), 256);
+  EXPECT_EQ(r.stat("icache.l2", "hits") + r.stat("icache.l2", "merged"), 3 * 256);
+}
+
 // --- overlap --------------------------------------------------------------------------
 
 /// Simulated time of `per_stream` kernels on each of `streams` streams, submitted

@@ -132,6 +132,7 @@ void HostCpu::catch_up() {
 void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
   NpuExtension tag;
   tag.who = Initiator::Host;
+  tag.posted = true; // ring writes are posted stores; a PCIe link need not wait for them
   // Shared ports along the way take requests in time order: issue at the host's time.
   catch_up();
   const uint64_t before = to_ps(sc_core::sc_time_stamp());

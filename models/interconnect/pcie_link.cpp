@@ -1,5 +1,7 @@
 #include "models/interconnect/pcie_link.h"
 
+#include "common/error.h"
+
 #include <algorithm>
 
 namespace npu {
@@ -11,6 +13,8 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
   down_in.register_transport_dbg(this, &PcieLink::dbg_down);
   up_in.register_b_transport(this, &PcieLink::b_up);
   up_in.register_transport_dbg(this, &PcieLink::dbg_up);
+  SC_HAS_PROCESS(PcieLink);
+  SC_THREAD(deliver_posted);
 }
 
 uint64_t PcieLink::wire_ps(uint64_t bytes, uint64_t* packets) const {
@@ -47,7 +51,62 @@ void PcieLink::forward(Direction& there, Direction& back, tlm::tlm_generic_paylo
 }
 
 void PcieLink::b_down(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  NpuExtension* ext = nullptr;
+  payload.get_extension(ext);
+  if (payload.is_write() && ext && ext->posted) {
+    // The data leaves with the packets; the initiator goes on once they are out.
+    const uint64_t len = payload.get_data_length();
+    const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
+    Posted p;
+    p.addr = payload.get_address();
+    p.data.assign(payload.get_data_ptr(), payload.get_data_ptr() + len);
+    p.arrive_ps = cross(m_down, len, ready);
+    p.ext = *ext;
+    delay = ps(p.arrive_ps - m_config.latency_ps) - sc_core::sc_time_stamp();
+    m_posted.push_back(std::move(p));
+    ++m_posted_writes;
+    m_posted_added.notify(sc_core::SC_ZERO_TIME);
+    payload.set_response_status(tlm::TLM_OK_RESPONSE);
+    return;
+  }
+  // Ordered behind earlier posted writes: they reach the device first.
+  if (!m_posted.empty()) {
+    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+    while (!m_posted.empty())
+      sc_core::wait(m_posted_drained);
+    delay = at > sc_core::sc_time_stamp() ? at - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
+  }
   forward(m_down, m_up, payload, delay, true);
+}
+
+void PcieLink::deliver_posted() {
+  guarded([this] {
+    tlm::tlm_generic_payload payload;
+    while (true) {
+      while (m_posted.empty())
+        sc_core::wait(m_posted_added);
+      Posted& p = m_posted.front();
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      sc_core::sc_time delay = ps(p.arrive_ps > now ? p.arrive_ps - now : 0);
+      payload.set_command(tlm::TLM_WRITE_COMMAND);
+      payload.set_address(p.addr);
+      payload.set_data_ptr(p.data.data());
+      payload.set_data_length(static_cast<uint32_t>(p.data.size()));
+      payload.set_streaming_width(static_cast<uint32_t>(p.data.size()));
+      payload.set_byte_enable_ptr(nullptr);
+      payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      payload.set_extension(&p.ext);
+      down_out->b_transport(payload, delay);
+      payload.clear_extension(&p.ext);
+      if (!payload.is_response_ok())
+        throw SimulationError("posted write over PCIe to device address " + std::to_string(p.addr) +
+                              " failed: address not mapped");
+      sc_core::wait(delay);
+      m_posted.pop_front();
+      if (m_posted.empty())
+        m_posted_drained.notify(sc_core::SC_ZERO_TIME);
+    }
+  });
 }
 
 void PcieLink::b_up(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -77,6 +136,8 @@ StatGroup PcieLink::stats(uint64_t simulated_ps) const {
     g.add(name + "_gbps", seconds > 0 ? d->bytes / seconds / 1e9 : 0, "GB/s",
           "payload bandwidth " + where + " over simulated time");
   }
+  g.add("posted_writes", static_cast<double>(m_posted_writes), "count",
+        "writes the host posted toward the device (it did not wait for them)");
   g.add("peak_gbps", m_config.raw_bytes_per_s() / 1e9, "GB/s",
         "raw bandwidth of one direction after encoding");
   return g;

@@ -9,6 +9,9 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <deque>
+#include <vector>
+
 namespace npu {
 
 /// A PCIe-like link between the host and a discrete card. Downstream carries the
@@ -16,7 +19,9 @@ namespace npu {
 /// the device's accesses to host memory (DMA). Each direction is a serial pipe of
 /// lanes x rate; a transfer is cut into packets of max_payload bytes, each paying
 /// packet_overhead bytes, and crosses after the one-way latency. A read sends a
-/// request packet one way and its data back the other way; a write is posted.
+/// request packet one way and its data back the other way. A write tagged `posted`
+/// returns to its initiator once its packets have left and is delivered in order in
+/// the background; any other downstream access first waits for those deliveries.
 class PcieLink : public sc_core::sc_module {
 public:
   tlm_utils::simple_target_socket<PcieLink> down_in;     ///< host side initiators
@@ -45,8 +50,21 @@ private:
   void b_up(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned dbg_down(tlm::tlm_generic_payload& payload);
   unsigned dbg_up(tlm::tlm_generic_payload& payload);
+  /// Delivers posted writes to the device in order, each at its arrival time.
+  void deliver_posted();
+
+  struct Posted {
+    uint64_t addr = 0;
+    std::vector<uint8_t> data;
+    uint64_t arrive_ps = 0;
+    NpuExtension ext;
+  };
 
   PcieConfig m_config;
+  std::deque<Posted> m_posted; ///< front is being delivered
+  sc_core::sc_event m_posted_added;
+  sc_core::sc_event m_posted_drained;
+  uint64_t m_posted_writes = 0;
   Direction m_down;
   Direction m_up;
 };

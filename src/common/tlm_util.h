@@ -21,6 +21,9 @@ struct NpuExtension : tlm::tlm_extension<NpuExtension> {
   Initiator who = Initiator::Unknown;
   int unit = -1;
   uint64_t launch_id = 0;
+  /// A write the initiator does not wait for (a posted store); a link that supports
+  /// posting returns once the data has left, and keeps such writes in order.
+  bool posted = false;
 
   tlm::tlm_extension_base* clone() const override { return new NpuExtension(*this); }
   void copy_from(const tlm::tlm_extension_base& other) override {

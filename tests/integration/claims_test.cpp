@@ -203,9 +203,9 @@ TEST_P(Claims, KernelFusionAndCommandListsCutLaunchCosts) {
               total_cut, span_ns(list) / 1e3, submit_ns(list) / 1e3, host_cut);
   EXPECT_GT(total_cut, edge() ? 4.0 : 5.0);
   EXPECT_LT(span_ns(list), span_ns(each));
-  // On datacenter-gpu each descriptor still crosses PCIe into device memory, about
-  // 1 us of host time per launch, which bounds what a list saves there.
-  EXPECT_GT(host_cut, edge() ? 5.0 : 3.0);
+  // On datacenter-gpu the descriptors are posted over PCIe; the one doorbell waits until
+  // they have all landed in device memory.
+  EXPECT_GT(host_cut, 5.0);
 
   const uint64_t cache_kib = kib_of(m_report["config"]["icache"]["size"].get<std::string>());
   for (const uint64_t kib : {32u, 64u, 128u, 256u}) {

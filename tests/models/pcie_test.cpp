@@ -67,5 +67,38 @@ TEST(Pcie, ManyOutstandingBurstsApproachTheLinkBandwidth) {
       << bytes / (many * 1e-12) / 1e9 << " GB/s";
 }
 
+// Ring writes are posted: the driver does not wait for them to cross the link, but the
+// doorbell lands after them, so every launch runs its own kernel (a stale descriptor
+// would fail to decode or run the wrong kernel).
+TEST(Pcie, PostedRingWritesLandBeforeTheirDoorbell) {
+  Simulation sim(test::config_from_yaml(kDiscrete));
+  std::vector<uint64_t> submit;
+  const RunReport report = sim.run([&](Runtime& rt) {
+    std::vector<Kernel> kernels;
+    for (int i = 0; i < 4; ++i) {
+      KernelDesc k;
+      k.name = "k" + std::to_string(i);
+      k.op.kind = OpKind::Cycles;
+      k.op.cycles = 100 * (i + 1);
+      kernels.push_back(rt.load_kernel(k));
+    }
+    const Stream s = rt.stream_create("s");
+    for (int round = 0; round < 8; ++round)
+      rt.launch_async(kernels[static_cast<size_t>(round % 4)], {}, s);
+    rt.stream_synchronize(s);
+  });
+  ASSERT_EQ(report.launches.size(), 8u);
+  for (size_t i = 0; i < report.launches.size(); ++i) {
+    const LaunchRecord& r = report.launches[i];
+    EXPECT_EQ(r.kernel, "k" + std::to_string(i % 4));
+    // The kernel's own cycles at 1 GHz, plus the unit's launch overhead.
+    EXPECT_EQ(r.execute_ps(), (100 * (i % 4 + 1) + 100) * 1000u) << i;
+    // The submit phase holds the driver call and the doorbell, which waited for the
+    // two posted writes to land: it includes at least one crossing of the link.
+    EXPECT_GT(r.submit_ps(), 500'000u);
+  }
+  EXPECT_EQ(test::stat(report.blocks, "pcie", "posted_writes"), 16); // arguments + descriptor
+}
+
 } // namespace
 } // namespace npu

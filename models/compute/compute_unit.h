@@ -69,6 +69,12 @@ private:
   /// The tiling of `op` for this unit's share of `job`; recent plans are kept.
   const TilePlan& cached_plan(const KernelJob& job, const OpSpec& op);
   void wait_cycles(uint64_t cycles);
+  /// Busy cycles that touch nothing shared: the unit's thread owes them to the clock
+  /// (m_owed_ps) until settle() waits them out, before anything another block sees.
+  void defer_cycles(uint64_t cycles);
+  void settle();
+  /// A job of `cycles` ops only, which may run ahead of the clock.
+  static bool cycles_only(const KernelJob& job);
 
   ComputeConfig m_config;
   int m_index;
@@ -90,6 +96,7 @@ private:
   static constexpr size_t kCachedPlans = 64;
   std::deque<CachedPlan> m_plans;   ///< most recently used first
   const TilePlan* m_plan = nullptr; ///< plan of the op running now
+  uint64_t m_owed_ps = 0;           ///< see defer_cycles()
   bool m_running = false;
   uint64_t m_next_load = 0;      ///< next tile the loader fetches
   uint64_t m_computed = 0;       ///< tiles computed

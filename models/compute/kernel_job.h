@@ -35,6 +35,8 @@ struct UnitResult {
   uint64_t ifetch_stall_ps = 0;
   uint64_t compute_ps = 0;      ///< MAC array, vector unit and setup busy, within t4..t5
   uint64_t memory_stall_ps = 0; ///< waiting for operand loads or result stores, within t4..t5
+  uint64_t preload_hits = 0;    ///< binary lines found resident in phase 4
+  uint64_t preload_misses = 0;  ///< ... and filled from memory
 };
 
 } // namespace npu

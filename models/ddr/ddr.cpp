@@ -35,10 +35,10 @@ uint64_t Ddr::cycle_ps(uint64_t cycle) const {
 }
 
 void Ddr::request_done(uint64_t id) {
-  const auto it = m_waiting.find(id);
-  sc_assert(it != m_waiting.end());
-  Waiter* w = it->second;
-  m_waiting.erase(it);
+  Waiter* w = m_waiting.at(id);
+  sc_assert(w);
+  m_waiting[id] = nullptr;
+  m_free_ids.push_back(static_cast<uint32_t>(id));
   if (--w->remaining == 0)
     w->done.notify(sc_core::SC_ZERO_TIME);
 }
@@ -87,11 +87,19 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
         sc_core::wait(m_room);
       --m_room_waiters;
     }
-    const uint64_t id = m_next_id++;
-    m_waiting.emplace(id, &waiter);
+    uint64_t id = m_waiting.size();
+    if (m_free_ids.empty()) {
+      m_waiting.push_back(&waiter);
+    } else {
+      id = m_free_ids.back();
+      m_free_ids.pop_back();
+      m_waiting[id] = &waiter;
+    }
     ++waiter.remaining;
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
   }
+  // The controllers look at the new requests one delta later, once every request
+  // arriving at this time is in (write draining decides on the queues' fill).
   m_kick.notify(sc_core::SC_ZERO_TIME);
   while (waiter.remaining > 0)
     sc_core::wait(waiter.done);

@@ -53,8 +53,9 @@ private:
   SparseMemory m_memory;
   AddressMapper m_mapper;
   std::vector<std::unique_ptr<DramChannel>> m_channels;
-  std::unordered_map<uint64_t, Waiter*> m_waiting; ///< request id -> its transaction
-  uint64_t m_next_id = 0;
+  /// Request id -> its transaction. Ids are slots, reused once a request is done.
+  std::vector<Waiter*> m_waiting;
+  std::vector<uint32_t> m_free_ids;
   uint64_t m_last_cycle = 0;   ///< cycle of the controllers' latest run
   uint32_t m_room_waiters = 0; ///< initiators blocked on a full queue
   sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up

@@ -322,7 +322,41 @@ void DramChannel::decide(uint64_t cycle) {
   }
 }
 
+void DramChannel::skip_idle_refreshes(uint64_t cycle) {
+  if (!m_config.refresh || m_refresh_pending || m_rq.count > 0 || m_wq.count > 0 ||
+      !m_rd_done.empty() || !m_wr_done.empty())
+    return;
+  for (const Rank& rk : m_ranks)
+    if (rk.open_banks > 0)
+      return; // the first refresh needs a PREA: leave it to decide()
+  for (;;) {
+    // The rank due first; a tie between ranks goes to decide(), which orders them.
+    uint32_t r = 0;
+    bool tie = false;
+    for (uint32_t i = 1; i < m_ranks.size(); ++i) {
+      if (m_ranks[i].refresh_due < m_ranks[r].refresh_due) {
+        r = i;
+        tie = false;
+      } else if (m_ranks[i].refresh_due == m_ranks[r].refresh_due) {
+        tie = true;
+      }
+    }
+    const uint64_t t = m_ranks[r].refresh_due;
+    if (tie || t > cycle || t < m_floor)
+      return;
+    const size_t first = size_t{r} * m_spec.banks();
+    for (size_t i = first; i < first + m_spec.banks(); ++i)
+      if (m_banks[i].next[kAct] > t)
+        return; // the REF would wait for a bank: decide() times it
+    issue_ref(r, t);
+    m_now = t;
+    m_floor = t + 1;
+    m_dirty = true;
+  }
+}
+
 void DramChannel::advance_to(uint64_t cycle) {
+  skip_idle_refreshes(cycle);
   for (;;) {
     if (m_dirty)
       rescan();

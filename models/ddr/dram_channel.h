@@ -207,6 +207,9 @@ private:
     return a.seq < b.seq;
   }
   void rescan();
+  /// With nothing queued or in flight and every bank closed, issues the refreshes due
+  /// up to `cycle` directly, each at its due cycle as decide() would, without rescans.
+  void skip_idle_refreshes(uint64_t cycle);
   void decide(uint64_t cycle);
   void issue(const Candidate& c, uint64_t cycle);
   void issue_act(const Entry& e, uint64_t t);

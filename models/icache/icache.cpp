@@ -21,22 +21,24 @@ uint64_t ICache::resident_lines(uint64_t addr, uint64_t bytes) const {
   return n;
 }
 
-void ICache::preload(uint64_t addr, uint64_t bytes, uint64_t launch_id) {
-  access(addr, bytes, launch_id, true, m_preload);
+void ICache::preload(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed) {
+  access(addr, bytes, launch_id, true, m_preload, owed);
 }
 
-uint64_t ICache::fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id) {
-  return access(addr, bytes, launch_id, false, m_fetch);
+uint64_t ICache::fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed) {
+  return access(addr, bytes, launch_id, false, m_fetch, owed);
 }
 
 uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool scan,
-                        Counts& counts) {
+                        Counts& counts, uint64_t* owed) {
   if (bytes == 0)
     return 0;
   const uint64_t line = m_config.line_bytes;
   const uint64_t first = addr / line * line;
   const uint64_t lines = (addr + bytes - first + line - 1) / line;
-  const uint64_t start = to_ps(sc_core::sc_time_stamp());
+  // The tags are this unit's alone (others read them only while it is free), so the
+  // lookups may run ahead of the clock by what the caller owes.
+  const uint64_t start = to_ps(sc_core::sc_time_stamp()) + (owed ? *owed : 0);
   // Every line is looked up in order; a miss claims its line (evicting the LRU way)
   // and joins the fills.
   m_missing.clear();
@@ -52,10 +54,18 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
   }
   // A preload scans the tags first, tags_per_cycle a cycle; during execution the
   // lookups ride along with instruction issue and only misses cost time.
-  if (scan) {
-    const uint64_t cycles = (lines + m_config.tags_per_cycle - 1) / m_config.tags_per_cycle;
-    sc_core::wait(ps(cycles * m_period_ps));
+  const uint64_t scan_ps =
+      scan ? (lines + m_config.tags_per_cycle - 1) / m_config.tags_per_cycle * m_period_ps : 0;
+  if (m_missing.empty() && owed) {
+    *owed += scan_ps;
+    counts.ps += scan_ps;
+    return scan_ps;
   }
+  const uint64_t first_wait = scan_ps + (owed ? *owed : 0);
+  if (owed)
+    *owed = 0;
+  if (first_wait > 0)
+    sc_core::wait(ps(first_wait));
   if (!m_missing.empty()) {
     NpuExtension ext;
     ext.who = Initiator::ICache;

@@ -29,11 +29,15 @@ public:
 
   /// Phase 4: makes [addr, addr+bytes) resident, filling missing lines with up to
   /// fills_outstanding in flight; blocks the calling thread until the last fill.
-  void preload(uint64_t addr, uint64_t bytes, uint64_t launch_id);
+  /// With `owed`, the caller's thread is *owed ps behind its own time: when every
+  /// line hits, the scan time is added to it instead of waited; otherwise the owed
+  /// time and the scan are waited out (and *owed cleared) before the fills start.
+  void preload(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed = nullptr);
   /// Execution: one pass of the unit over the code at [addr, addr+bytes) (a hot-loop
   /// iteration). Resident lines cost nothing beyond the pipeline; missing lines stall
   /// the unit until they are filled, fills_outstanding at a time. Returns the stall (ps).
-  uint64_t fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id);
+  /// `owed` as for preload().
+  uint64_t fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed = nullptr);
   /// Lines of [addr, addr+bytes) present now (for affinity dispatch).
   uint64_t resident_lines(uint64_t addr, uint64_t bytes) const;
   uint64_t line_bytes() const { return m_config.line_bytes; }
@@ -54,7 +58,8 @@ private:
 
   /// Looks up every line of the range (claiming the missing ones) and fills the
   /// missing ones from memory; returns the time it took.
-  uint64_t access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool scan, Counts& counts);
+  uint64_t access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool scan, Counts& counts,
+                  uint64_t* owed);
 
   ICacheConfig m_config;
   int m_unit;

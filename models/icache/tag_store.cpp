@@ -1,17 +1,23 @@
 #include "models/icache/tag_store.h"
 
+#include <stdexcept>
+
 namespace npu {
 
 TagStore::TagStore(uint64_t size_bytes, uint64_t line_bytes, uint32_t ways)
-    : m_line_bytes(line_bytes), m_sets(size_bytes / (line_bytes * ways)), m_ways(ways),
-      m_ways_storage(m_sets * ways) {}
+    : m_line_bytes(line_bytes), m_line_shift(static_cast<uint32_t>(__builtin_ctzll(line_bytes))),
+      m_sets(size_bytes / (line_bytes * ways)), m_ways(ways), m_ways_storage(m_sets * ways) {
+  const auto pow2 = [](uint64_t v) { return v != 0 && (v & (v - 1)) == 0; };
+  if (!pow2(line_bytes) || !pow2(m_sets))
+    throw std::invalid_argument("TagStore: line size and set count must be powers of two");
+}
 
 TagStore::Way* TagStore::find(uint64_t line) {
   return const_cast<Way*>(static_cast<const TagStore*>(this)->find(line));
 }
 
 const TagStore::Way* TagStore::find(uint64_t line) const {
-  const uint64_t set = line % m_sets;
+  const uint64_t set = line & (m_sets - 1); // sets is a power of two
   const Way* base = &m_ways_storage[set * m_ways];
   for (uint32_t w = 0; w < m_ways; ++w)
     if (base[w].valid && base[w].tag == line)
@@ -20,7 +26,7 @@ const TagStore::Way* TagStore::find(uint64_t line) const {
 }
 
 bool TagStore::lookup(uint64_t addr) {
-  Way* way = find(addr / m_line_bytes);
+  Way* way = find(addr >> m_line_shift);
   if (!way)
     return false;
   way->last_use = ++m_clock;
@@ -28,16 +34,16 @@ bool TagStore::lookup(uint64_t addr) {
 }
 
 bool TagStore::contains(uint64_t addr) const {
-  return find(addr / m_line_bytes) != nullptr;
+  return find(addr >> m_line_shift) != nullptr;
 }
 
 bool TagStore::insert(uint64_t addr) {
-  const uint64_t line = addr / m_line_bytes;
+  const uint64_t line = addr >> m_line_shift;
   if (Way* way = find(line)) {
     way->last_use = ++m_clock;
     return false;
   }
-  Way* base = &m_ways_storage[(line % m_sets) * m_ways];
+  Way* base = &m_ways_storage[(line & (m_sets - 1)) * m_ways];
   Way* victim = base;
   for (uint32_t w = 0; w < m_ways; ++w) {
     if (!base[w].valid) {

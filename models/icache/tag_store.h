@@ -35,6 +35,7 @@ private:
   const Way* find(uint64_t line) const;
 
   uint64_t m_line_bytes;
+  uint32_t m_line_shift; ///< log2(line_bytes)
   uint64_t m_sets;
   uint32_t m_ways;
   uint64_t m_clock = 0;

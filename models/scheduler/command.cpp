@@ -61,6 +61,8 @@ bool Descriptor::decode(const uint8_t* bytes, Descriptor* out) {
 }
 
 std::vector<uint8_t> encode_args(const std::vector<Region>& regions) {
+  if (regions.empty())
+    return {}; // nothing to pass: the descriptor says arg_bytes = 0 and no block is written
   std::vector<uint8_t> out(8 + 16 * regions.size());
   put32(&out[0], static_cast<uint32_t>(regions.size()));
   for (size_t i = 0; i < regions.size(); ++i) {

@@ -238,12 +238,6 @@ void Scheduler::start_kernel(uint32_t q) {
     const int u = chosen[i];
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
-    const uint64_t resident =
-        m_units[static_cast<size_t>(u)]->icache().resident_lines(job.binary_addr, job.binary_bytes);
-    const uint64_t line = m_units[static_cast<size_t>(u)]->icache().line_bytes();
-    const uint64_t lines = (job.binary_addr % line + job.binary_bytes + line - 1) / line;
-    m_warm_dispatches += resident == lines ? 1 : 0;
-    m_cold_dispatches += resident == 0 ? 1 : 0;
     m_units[static_cast<size_t>(u)]->start(
         job, [this, id, u](const UnitResult& r) { unit_done(id, u, r); });
   }
@@ -251,6 +245,9 @@ void Scheduler::start_kernel(uint32_t q) {
 
 void Scheduler::unit_done(uint64_t run_id, int unit, const UnitResult& result) {
   m_unit_free[static_cast<size_t>(unit)] = true;
+  // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
+  m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
+  m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
   m_wake.notify(sc_core::SC_ZERO_TIME);
   Running& run = m_running.at(run_id);
   if (result.t5_ps >= run.critical.t5_ps)

@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <string>
+#include <vector>
 
 namespace npu {
 
@@ -68,11 +70,37 @@ private:
 
 /// Blocking read or write of `len` bytes through `socket` (an initiator socket),
 /// tagged with `ext`. Adds the target's latency to `delay`. Returns the TLM status.
+/// Reusable payloads for transact(): a payload allocates its extension array when it is
+/// built, and the launch path issues millions of transactions. Each one in use belongs
+/// to one process; SystemC runs processes one at a time.
+class PayloadPool {
+public:
+  tlm::tlm_generic_payload* acquire() {
+    if (m_free.empty())
+      return new tlm::tlm_generic_payload();
+    tlm::tlm_generic_payload* p = m_free.back().release();
+    m_free.pop_back();
+    return p;
+  }
+  void release(tlm::tlm_generic_payload* p) { m_free.emplace_back(p); }
+  static PayloadPool& instance() {
+    static PayloadPool pool;
+    return pool;
+  }
+
+private:
+  std::vector<std::unique_ptr<tlm::tlm_generic_payload>> m_free;
+};
+
 template <typename Socket>
 tlm::tlm_response_status transact(Socket& socket, tlm::tlm_command cmd, uint64_t addr,
                                   uint8_t* data, uint32_t len, const NpuExtension& ext,
                                   sc_core::sc_time& delay) {
-  tlm::tlm_generic_payload payload;
+  struct Lease {
+    tlm::tlm_generic_payload* p = PayloadPool::instance().acquire();
+    ~Lease() { PayloadPool::instance().release(p); }
+  } lease;
+  tlm::tlm_generic_payload& payload = *lease.p;
   NpuExtension tag = ext;
   payload.set_command(cmd);
   payload.set_address(addr);

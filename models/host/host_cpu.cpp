@@ -51,16 +51,16 @@ void HostCpu::isr() {
   });
 }
 
-void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps) {
-  m_commands.at(command_id).landed = true;
-  m_commands[command_id].device_ps = device_ps;
+void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) {
+  m_commands.at(command_id).device_ps = device_ps;
+  const uint64_t lands = to_ps(sc_core::sc_time_stamp()) + lands_in_ps;
   if (m_config.completion == "interrupt") {
+    // The interrupt follows the record landing (records land in order).
     ++m_interrupts;
-    m_irq_pending.emplace_back(to_ps(sc_core::sc_time_stamp()) + m_config.interrupt_latency_ps,
-                               command_id);
-    m_irq.notify(ps(m_config.interrupt_latency_ps));
+    m_irq_pending.emplace_back(lands + m_config.interrupt_latency_ps, command_id);
+    m_irq.notify(ps(lands_in_ps + m_config.interrupt_latency_ps));
   } else {
-    m_landed.push_back(command_id);
+    m_landed.emplace_back(lands, command_id);
   }
 }
 
@@ -99,7 +99,7 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
       poll_landed();
       if (ready() || m_outstanding == 0)
         break;
-      if (m_device_stalled && m_device_stalled()) {
+      if (m_landed.empty() && m_device_stalled && m_device_stalled()) {
         // Nothing will ever land: stop here, blocked, so the run reports a deadlock.
         sc_core::sc_stop();
         sc_core::wait(m_never);
@@ -112,9 +112,11 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
 
 void HostCpu::poll_landed() {
   ++m_polls;
-  for (uint64_t id : m_landed)
-    learn(id);
-  m_landed.clear();
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  while (!m_landed.empty() && m_landed.front().first <= now) {
+    learn(m_landed.front().second);
+    m_landed.pop_front();
+  }
 }
 
 void HostCpu::run_ahead(uint64_t duration_ps) {

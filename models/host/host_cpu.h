@@ -76,7 +76,7 @@ public:
   /// Records of `event` issued so far (to know what a wait refers to).
   uint64_t event_records(uint32_t event) const;
 
-  void on_completion(uint64_t command_id, uint64_t device_ps) override;
+  void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) override;
 
   bool finished() const { return m_finished; }
   /// What the host thread is waiting for, when it is (for deadlock reports).
@@ -98,7 +98,6 @@ private:
     uint32_t stream = 0;
     uint32_t queue = 0;
     int64_t launch_id = -1;
-    bool landed = false;    ///< completion record is in memory
     bool done = false;      ///< the host knows
     uint64_t device_ps = 0; ///< completion time in the record
   };
@@ -145,7 +144,8 @@ private:
   std::vector<uint64_t> m_event_records;
   std::vector<uint64_t> m_event_command; ///< per event: command of its latest record + 1
   std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending; ///< (time ps, command id)
-  std::vector<uint64_t> m_landed;                          ///< polling: landed, not yet learnt
+  /// Polling: (time it lands, command id) of records written, not yet learnt.
+  std::deque<std::pair<uint64_t, uint64_t>> m_landed;
   sc_core::sc_event_queue m_irq;
   sc_core::sc_event m_learnt;
   sc_core::sc_event m_never; ///< never notified: where a deadlocked host parks

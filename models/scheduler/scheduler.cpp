@@ -307,9 +307,15 @@ void Scheduler::completion_loop() {
     std::array<uint8_t, CommandLayout::kCompletionBytes> record{};
     NpuExtension tag;
     tag.who = Initiator::Scheduler;
+    uint64_t free_at = 0; // when the previous write's response is back
     while (true) {
       while (m_completions.empty())
         sc_core::wait(m_completion_go);
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      if (free_at > now) {
+        sc_core::wait(ps(free_at - now));
+        continue;
+      }
       const Completion c = m_completions.front();
       m_completions.pop_front();
       record.fill(0);
@@ -322,11 +328,12 @@ void Scheduler::completion_loop() {
                    address_map::kDdrBase + m_layout.completion_addr(c.queue, slot), record.data(),
                    static_cast<uint32_t>(record.size()), tag, delay) != tlm::TLM_OK_RESPONSE)
         throw SimulationError("scheduler: completion record write failed");
-      sc_core::wait(delay);
+      // The host side takes the landing time; the writer need not wait for it unless
+      // another record is ready (dispatch does not depend on records).
+      free_at = to_ps(sc_core::sc_time_stamp() + delay);
       --m_completing;
-      m_wake.notify(sc_core::SC_ZERO_TIME);
       if (m_sink)
-        m_sink->on_completion(c.command_id, c.device_ps);
+        m_sink->on_completion(c.command_id, c.device_ps, to_ps(delay));
     }
   });
 }

@@ -24,12 +24,13 @@
 namespace npu {
 
 /// The host side of the completion signal (the interrupt line, or the memory the
-/// host polls). Called when a command's completion record has reached DDR; the
-/// record carries the device time at which the command completed.
+/// host polls). Called when a command's completion record has been written to DDR;
+/// it lands (the write's response is back) `lands_in_ps` later. The record carries the
+/// device time at which the command completed.
 class CompletionSink {
 public:
   virtual ~CompletionSink() = default;
-  virtual void on_completion(uint64_t command_id, uint64_t device_ps) = 0;
+  virtual void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) = 0;
 };
 
 /// A kernel as the device knows it after the module was loaded.

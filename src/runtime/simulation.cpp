@@ -52,12 +52,16 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
         " ns: the host waits for " +
         (host.blocked_on().empty() ? std::string("the device") : host.blocked_on()) +
         ", but no block can make progress";
-    // Name every stream left with work, and what its hardware queue is stuck on.
+    // Name every stream left with work and what it waits for, then what each hardware
+    // queue is stuck on.
+    const auto stream_name = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
+    const auto event_name = [this](uint32_t id) { return m_runtime->event_name(id); };
     for (uint32_t id = 0; id < m_runtime->stream_count(); ++id)
       if (const uint64_t n = host.stream_outstanding(id))
-        message += "; stream '" + m_runtime->stream_name(Stream{id}) + "' has " +
-                   std::to_string(n) + " unfinished command(s) on hardware queue " +
-                   std::to_string(host.queue_of_stream(id));
+        message += "; stream '" + stream_name(id) + "' has " + std::to_string(n) +
+                   " unfinished command(s) on hardware queue " +
+                   std::to_string(host.queue_of_stream(id)) + " and " +
+                   host.describe_stream_wait(id, stream_name, event_name);
     for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
            return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
          }))

@@ -198,9 +198,24 @@ program:
     EXPECT_EQ(r.code, 2) << completion;
     EXPECT_NE(r.err.find("deadlock"), std::string::npos) << completion << ": " << r.err;
     EXPECT_NE(r.err.find("'e1'"), std::string::npos) << completion << ": " << r.err;
-    EXPECT_NE(r.err.find("stream 's2' has 2 unfinished command(s)"), std::string::npos)
+    EXPECT_NE(r.err.find("the host waits for sync of stream 's2', but no block can make "
+                         "progress"),
+              std::string::npos)
         << completion << ": " << r.err;
+    EXPECT_NE(r.err.find("stream 's2' has 2 unfinished command(s) on hardware queue 2 and waits "
+                         "for event 'e1', which the host has not recorded yet"),
+              std::string::npos)
+        << completion << ": " << r.err;
+    EXPECT_EQ(r.err.find("stream 's1'"), std::string::npos) << "s1 has no work: " << r.err;
+    EXPECT_EQ(r.err.rfind("npusim: error: deadlock at ", 0), 0u) << r.err;
+    EXPECT_EQ(r.out.find("npusim summary"), std::string::npos) << "a failed run: " << r.out;
+    // Nothing written: no report, no temporary files beside where it would have gone.
     EXPECT_FALSE(fs::exists(out));
+    for (const auto& entry : fs::directory_iterator(m_dir))
+      EXPECT_TRUE(entry.path().filename() == "dead.yaml" ||
+                  entry.path().filename() == "stdout.txt" ||
+                  entry.path().filename() == "stderr.txt")
+          << "left behind: " << entry.path();
   }
 }
 

@@ -219,6 +219,40 @@ program:
   }
 }
 
+// free and destroy steps run through the runtime; what the program does not free is
+// freed as it ends, so nothing leaks.
+TEST_F(CliTest, FreeAndDestroyStepsRunAndNothingLeaks) {
+  const fs::path tb = write("free.yaml", R"(name: free
+kernels:
+  k: {op: cycles, cycles: 1000}
+buffers:
+  x: {size: 64KiB, memory: host}
+  y: {size: 64KiB}
+  z: {size: 64KiB}
+streams: [s1, s2]
+program:
+  - memcpy: {dst: y, src: x, stream: s1, async: true}
+  - memcpy: {dst: z, src: y, stream: s1, async: true}
+  - memcpy: {dst: z, dst_offset: 32KiB, src: y, bytes: 32KiB}
+  - launch: {kernel: k, stream: s1, async: true, args: [z]}
+  - destroy: s1
+  - launch: {kernel: k, stream: s2, args: [y]}
+  - free: y
+  - sync: device
+)");
+  const fs::path out = m_dir / "out";
+  const Result r = run("run --config configs/edge-npu.yaml --testbench " + tb.string() + " --out " +
+                       out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  EXPECT_EQ(r.out.find("leaked"), std::string::npos) << r.out;
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  EXPECT_EQ(report["host"]["leaked_buffers"], 0);
+  EXPECT_EQ(report["host"]["leaked_bytes"], 0);
+  EXPECT_EQ(report["blocks"]["host"]["copies"], 3);
+  EXPECT_EQ(read_csv(out / "launches.csv").size(), 2u);
+}
+
 TEST_F(CliTest, SameInputsGiveIdenticalReports) {
   const std::string args =
       "run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml --out ";

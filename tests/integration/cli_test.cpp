@@ -276,3 +276,42 @@ TEST_F(CliTest, CppTestbenchRunsTheChapterSample) {
   EXPECT_EQ(rows[0].cells.at("kernel"), "conv2d");
   EXPECT_GT(rows[0].num("execute_ns"), 0);
 }
+
+// The chapter's two-stream sample: batches alternate between two streams, and the host
+// prepares the next batch while the device works. Overlap is read from the output files.
+TEST_F(CliTest, CppTwoStreamsOverlapKernelsAndHostWork) {
+  const std::string bin = std::string(NPU_BINARY_DIR) + "/testbenches/two_streams";
+  const std::string cmd = "cd " + kSource + " && " + bin + " --out " + (m_dir / "out").string() +
+                          " >" + (m_dir / "o.txt").string() + " 2>" + (m_dir / "e.txt").string();
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(m_dir / "o.txt") << slurp(m_dir / "e.txt");
+  EXPECT_TRUE(slurp(m_dir / "e.txt").empty()) << "a warning (leak?): " << slurp(m_dir / "e.txt");
+  const auto rows = read_csv(m_dir / "out" / "launches.csv");
+  ASSERT_EQ(rows.size(), 8u);
+  // Batches alternate between the two streams, all asynchronous.
+  for (size_t b = 0; b < rows.size(); ++b)
+    EXPECT_EQ(rows[b].cells.at("stream"), b % 2 == 0 ? "stream1" : "stream2") << b;
+  // Kernels of the two streams run at the same time: each odd batch executes while the
+  // batch before it, on the other stream, is still executing.
+  int overlapping = 0;
+  for (size_t b = 1; b < rows.size(); ++b)
+    if (rows[b].num("t4_ns") < rows[b - 1].num("t5_ns") &&
+        rows[b - 1].num("t4_ns") < rows[b].num("t5_ns"))
+      ++overlapping;
+  EXPECT_GE(overlapping, 4) << "the two streams' kernels hardly overlap";
+  // The host submits batch b + 1 (after preparing it) while batch b still executes.
+  int host_ahead = 0;
+  for (size_t b = 1; b < rows.size(); ++b)
+    if (rows[b].num("t2_ns") < rows[b - 1].num("t5_ns"))
+      ++host_ahead;
+  EXPECT_GE(host_ahead, 4) << "the host's preparation did not overlap the device";
+  // Host work and device time overlap: the run is shorter than the host's busy time plus
+  // the kernels' execution, back to back.
+  const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
+  double execute_ns = 0;
+  for (const auto& row : rows)
+    execute_ns += row.num("execute_ns");
+  const double busy_ns = report["host"]["busy_ns"].get<double>();
+  EXPECT_GE(busy_ns, 8 * 100000.0) << "prepare_next_batch() ran less than expected";
+  EXPECT_LT(report["sim"]["simulated_ns"].get<double>(), 0.8 * (busy_ns + execute_ns));
+  EXPECT_EQ(report["host"]["leaked_buffers"], 0);
+}

@@ -161,8 +161,13 @@ uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& 
   }
   const uint64_t id = m_commands.size();
   CommandState state;
+  state.type = desc.type;
   state.stream = stream;
   state.queue = q;
+  if (desc.type == CommandType::EventRecord || desc.type == CommandType::EventWait) {
+    state.event = static_cast<uint32_t>(desc.c);
+    state.record = desc.type == CommandType::EventWait ? desc.d : event_records(state.event);
+  }
   m_commands.push_back(state);
   if (m_stream_outstanding.size() <= stream)
     m_stream_outstanding.resize(stream + 1, 0);
@@ -312,6 +317,7 @@ void HostCpu::record_event(uint32_t event, uint32_t stream) {
   if (m_event_records.size() <= event) {
     m_event_records.resize(event + 1, 0);
     m_event_command.resize(event + 1, 0);
+    m_event_record_commands.resize(event + 1);
   }
   ++m_event_records[event];
   run_ahead(m_config.driver_call_ps);
@@ -319,6 +325,7 @@ void HostCpu::record_event(uint32_t event, uint32_t stream) {
   d.type = CommandType::EventRecord;
   d.c = event;
   m_event_command[event] = submit(d, {}, stream) + 1;
+  m_event_record_commands[event].push_back(m_event_command[event] - 1);
 }
 
 std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
@@ -367,7 +374,7 @@ void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
   busy(m_config.sync_call_ps);
   if (m_stream_outstanding.size() <= stream)
     return;
-  wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream " + name);
+  wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'");
 }
 
 void HostCpu::sync_device() {
@@ -377,6 +384,57 @@ void HostCpu::sync_device() {
 
 void HostCpu::host_work(uint64_t duration_ps) {
   busy(duration_ps);
+}
+
+std::string
+HostCpu::describe_stream_wait(uint32_t stream,
+                              const std::function<std::string(uint32_t)>& stream_name,
+                              const std::function<std::string(uint32_t)>& event_name) const {
+  // The oldest unfinished command of the stream, and of its hardware queue: a queue runs
+  // its commands in order, so the stream may be stuck behind another stream's.
+  const uint32_t q = queue_of(stream);
+  const CommandState* own = nullptr;
+  const CommandState* head = nullptr;
+  for (const CommandState& c : m_commands) {
+    if (c.done || c.queue != q)
+      continue;
+    if (!head)
+      head = &c;
+    if (c.stream == stream) {
+      own = &c;
+      break;
+    }
+  }
+  if (!own)
+    return "has no unfinished command";
+  if (head->stream != stream)
+    return "is queued behind stream '" + stream_name(head->stream) + "' on hardware queue " +
+           std::to_string(q);
+  const std::string event =
+      own->type == CommandType::EventWait || own->type == CommandType::EventRecord
+          ? "'" + event_name(own->event) + "'"
+          : "";
+  switch (own->type) {
+  case CommandType::EventWait: {
+    // A wait refers to the latest record issued, or to the first one before any was.
+    if (event_records(own->event) < own->record)
+      return "waits for event " + event + ", which the host has not recorded yet";
+    const CommandState& rec = m_commands[m_event_record_commands[own->event][own->record - 1]];
+    if (!rec.done)
+      return "waits for event " + event + ", recorded on stream '" + stream_name(rec.stream) +
+             "' behind that stream's unfinished work";
+    return "waits for event " + event;
+  }
+  case CommandType::EventRecord:
+    return "records event " + event;
+  case CommandType::Copy:
+    return "runs a memcpy";
+  case CommandType::Kernel:
+    break;
+  }
+  return own->launch_id >= 0
+             ? "runs kernel '" + m_log.at(static_cast<uint64_t>(own->launch_id)).kernel + "'"
+             : "runs a kernel";
 }
 
 StatGroup HostCpu::stats() const {

@@ -91,12 +91,20 @@ public:
     return stream < m_stream_outstanding.size() ? m_stream_outstanding[stream] : 0;
   }
   uint32_t queue_of_stream(uint32_t stream) const { return queue_of(stream); }
+  /// What `stream`'s oldest unfinished command waits for, for deadlock reports ("waits
+  /// for event 'e', which the host has not recorded yet"); names come from the callbacks.
+  std::string describe_stream_wait(uint32_t stream,
+                                   const std::function<std::string(uint32_t)>& stream_name,
+                                   const std::function<std::string(uint32_t)>& event_name) const;
   StatGroup stats() const;
 
 private:
   struct CommandState {
+    CommandType type = CommandType::Kernel;
     uint32_t stream = 0;
     uint32_t queue = 0;
+    uint32_t event = 0;  ///< event record and wait
+    uint64_t record = 0; ///< record: its number (from 1); wait: the record it waits for
     int64_t launch_id = -1;
     bool done = false;      ///< the host knows
     uint64_t device_ps = 0; ///< completion time in the record
@@ -143,7 +151,8 @@ private:
   std::vector<uint64_t> m_stream_outstanding;
   std::vector<uint64_t> m_event_records;
   std::vector<uint64_t> m_event_command; ///< per event: command of its latest record + 1
-  std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending; ///< (time ps, command id)
+  std::vector<std::vector<uint64_t>> m_event_record_commands; ///< per event: each record's command
+  std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending;    ///< (time ps, command id)
   /// Polling: (time it lands, command id) of records written, not yet learnt.
   std::deque<std::pair<uint64_t, uint64_t>> m_landed;
   sc_core::sc_event_queue m_irq;

@@ -6,6 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 namespace npu {
@@ -22,6 +23,19 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     if (!options.out_dir.empty())
       write_output_dir(options.out_dir, report);
     print_summary(std::cout, report);
+    if (report.leaks.buffers > 0) {
+      // A leak is the program's bug, not a failed run: warn, exit 0.
+      std::cerr << "npusim: warning: " << report.leaks.buffers << " buffer"
+                << (report.leaks.buffers == 1 ? "" : "s") << " (" << report.leaks.bytes
+                << " bytes) not freed by the host program:";
+      constexpr size_t kNamed = 10;
+      const auto& list = report.leaks.list;
+      for (size_t i = 0; i < std::min(list.size(), kNamed); ++i)
+        std::cerr << (i ? ", " : " ") << list[i];
+      if (list.size() > kNamed)
+        std::cerr << " and " << list.size() - kNamed << " more";
+      std::cerr << "\n";
+    }
     return kExitOk;
   } catch (const InputError& e) {
     std::cerr << "npusim: " << e.what() << "\n";

@@ -134,6 +134,8 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   host["busy_ns"] = ps_to_ns(report.host.busy_ps);
   host["blocked_ns"] = ps_to_ns(report.host.blocked_ps);
   host["idle_ns"] = ps_to_ns(report.host.idle_ps);
+  host["leaked_buffers"] = report.leaks.buffers;
+  host["leaked_bytes"] = report.leaks.bytes;
   j["host"] = std::move(host);
 
   nlohmann::ordered_json blocks = nlohmann::ordered_json::object();

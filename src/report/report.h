@@ -30,6 +30,13 @@ struct EventMeasurement {
   bool is_query() const { return end.empty(); }
 };
 
+/// Buffers the host program allocated and never freed.
+struct Leaks {
+  uint64_t buffers = 0;
+  uint64_t bytes = 0;
+  std::vector<std::string> list; ///< one description per buffer, in allocation order
+};
+
 /// Everything one run produced; the input of every report format.
 struct RunReport {
   std::string config_file;
@@ -41,6 +48,7 @@ struct RunReport {
   HostTime host;
   std::vector<StatGroup> blocks; ///< statistics per block, in platform order
   std::vector<EventMeasurement> events;
+  Leaks leaks;
   uint64_t simulated_ps = 0;
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };

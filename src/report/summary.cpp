@@ -125,6 +125,9 @@ void print_host(std::ostream& out, const RunReport& report) {
   for (const auto& [name, ps] : rows)
     out << fmt::format("  {:<10}{:>20}  {:>6.1f}%\n", name, format_time(ps_to_ns(ps), scale),
                        percent_of(ps, report.simulated_ps));
+  if (report.leaks.buffers > 0)
+    out << fmt::format("  leaked: {} buffer{} ({} bytes) not freed\n", report.leaks.buffers,
+                       report.leaks.buffers == 1 ? "" : "s", report.leaks.bytes);
 }
 
 void print_events(std::ostream& out, const std::vector<EventMeasurement>& events) {

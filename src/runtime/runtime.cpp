@@ -10,7 +10,6 @@
 namespace npu {
 
 namespace {
-constexpr uint64_t kBufferAlign = 256;
 constexpr uint64_t kBinaryAlign = 4096;
 constexpr uint64_t kMaxWorkspace = 4ull << 20;
 
@@ -21,13 +20,25 @@ std::string hex(uint64_t v) {
 }
 } // namespace
 
+const char* memory_name(MemoryKind memory) {
+  switch (memory) {
+  case MemoryKind::Host:
+    return "host";
+  case MemoryKind::Sram:
+    return "sram";
+  case MemoryKind::Ddr:
+    break;
+  }
+  return "ddr";
+}
+
 Runtime::Runtime(Platform& platform)
     : m_platform(platform), m_ddr_heap(address_map::kDdrBase + platform.heap_base(),
                                        platform.config().ddr.size_bytes - platform.heap_base()),
       m_sram_heap(address_map::kSramBase, platform.config().sram.buffer_bytes),
       m_host_heap(address_map::kHostBase,
                   platform.discrete() ? platform.config().interconnect.host_memory_bytes : 0),
-      m_stream_names{"default"} {}
+      m_stream_names{"default"}, m_stream_destroyed{false} {}
 
 RangeAllocator& Runtime::heap_of(MemoryKind memory) {
   if (memory == MemoryKind::Sram)
@@ -76,34 +87,95 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   return Kernel{static_cast<uint32_t>(m_kernels.size() - 1)};
 }
 
-Buffer Runtime::malloc(uint64_t bytes, MemoryKind where) {
+Buffer Runtime::malloc(uint64_t bytes, MemoryKind where, const std::string& name) {
+  const std::string what = name.empty() ? "" : " for buffer '" + name + "'";
   if (bytes == 0)
-    throw SimulationError("malloc of 0 bytes");
-  const auto addr = heap_of(where).allocate(bytes, kBufferAlign);
+    throw SimulationError("malloc of 0 bytes" + what);
+  RangeAllocator& heap = heap_of(where);
+  const auto addr = heap.allocate(bytes, kBufferAlign);
   if (!addr)
     throw SimulationError(
         "out of " + std::string(where == MemoryKind::Sram ? "SRAM buffer space" : "device memory") +
-        ": cannot allocate " + units::format_bytes(bytes) + " (" +
-        units::format_bytes(heap_of(where).largest_free()) + " is the largest free block)");
-  return Buffer{*addr, bytes, where};
+        ": cannot allocate " + units::format_bytes(bytes) + " of " + memory_name(where) + what +
+        " (" + units::format_bytes(heap.largest_free()) + " is the largest free block, " +
+        units::format_bytes(heap.used_bytes()) + " in use)");
+  const Buffer b{*addr, bytes, where, m_next_buffer_id++};
+  m_live[b.addr] = Allocation{b.id, bytes, where, name};
+  return b;
 }
 
-void Runtime::check_live(const Buffer& b, const char* what) const {
-  const RangeAllocator& heap = const_cast<Runtime*>(this)->heap_of(b.memory);
-  if (heap.block_size(b.addr) != b.bytes)
-    throw SimulationError(std::string(what) + " of buffer at " + hex(b.addr) +
-                          " that is not allocated (freed already, or never allocated)");
+std::string Runtime::describe(const Buffer& b) const {
+  std::string name;
+  if (const auto it = m_live.find(b.addr); it != m_live.end() && it->second.id == b.id)
+    name = it->second.name;
+  else if (const auto f = m_freed.find(b.id); f != m_freed.end())
+    name = f->second;
+  const std::string size = units::format_bytes(b.bytes) + " of " + memory_name(b.memory);
+  return name.empty() ? "buffer at " + hex(b.addr) + " (" + size + ")"
+                      : "buffer '" + name + "' (" + size + " at " + hex(b.addr) + ")";
+}
+
+void Runtime::check_live(const Buffer& b, const std::string& what) const {
+  const auto it = m_live.find(b.addr);
+  if (it != m_live.end() && it->second.id == b.id && it->second.bytes == b.bytes &&
+      it->second.memory == b.memory)
+    return;
+  if (m_freed.count(b.id))
+    throw SimulationError("use after free: " + what + " uses " + describe(b) +
+                          ", which was freed already");
+  throw SimulationError(what + " uses " + describe(b) + ", which malloc never returned");
 }
 
 void Runtime::free(const Buffer& buffer) {
-  check_live(buffer, "free");
+  if (m_freed.count(buffer.id))
+    throw SimulationError("double free of " + describe(buffer) + ": it was freed already");
+  const auto it = m_live.find(buffer.addr);
+  if (it == m_live.end() || it->second.id != buffer.id || it->second.bytes != buffer.bytes ||
+      it->second.memory != buffer.memory)
+    throw SimulationError("free of " + describe(buffer) + ", which malloc never returned");
+  m_freed[buffer.id] = it->second.name;
+  m_live.erase(it);
   heap_of(buffer.memory).free(buffer.addr);
+}
+
+std::vector<LeakedBuffer> Runtime::live_buffers() const {
+  std::vector<std::pair<uint64_t, LeakedBuffer>> by_id;
+  for (const auto& [addr, a] : m_live)
+    by_id.push_back({a.id, LeakedBuffer{a.name, addr, a.bytes, a.memory}});
+  std::sort(by_id.begin(), by_id.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
+  std::vector<LeakedBuffer> out;
+  for (auto& [id, leak] : by_id)
+    out.push_back(std::move(leak));
+  return out;
+}
+
+void Runtime::check_stream(Stream stream, const std::string& what) const {
+  if (stream.id >= m_stream_names.size())
+    throw SimulationError(what + " on stream id " + std::to_string(stream.id) +
+                          ", which stream_create never returned");
+  if (m_stream_destroyed[stream.id])
+    throw SimulationError(what + " on stream '" + m_stream_names[stream.id] +
+                          "', which was destroyed");
+}
+
+void Runtime::check_event(Event event, const std::string& what) const {
+  if (event.id >= m_event_names.size())
+    throw SimulationError(what + " of event id " + std::to_string(event.id) +
+                          ", which event_create never returned");
+}
+
+const Runtime::LoadedKernel& Runtime::loaded(Kernel kernel) const {
+  if (kernel.id >= m_kernels.size())
+    throw SimulationError("kernel id " + std::to_string(kernel.id) +
+                          " was never returned by load_kernel");
+  return m_kernels[kernel.id];
 }
 
 void Runtime::check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& src,
                          uint64_t src_offset, uint64_t bytes) const {
-  check_live(dst, "memcpy");
-  check_live(src, "memcpy");
+  check_live(dst, "memcpy destination");
+  check_live(src, "memcpy source");
   if (dst_offset > dst.bytes || bytes > dst.bytes - dst_offset || src_offset > src.bytes ||
       bytes > src.bytes - src_offset)
     throw SimulationError("memcpy of " + units::format_bytes(bytes) +
@@ -114,8 +186,13 @@ void Runtime::check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& s
 }
 
 void Runtime::memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes) {
-  check_copy(dst, 0, src, 0, bytes);
-  m_platform.host().copy(dst.addr, src.addr, bytes, 0, false);
+  memcpy(dst, 0, src, 0, bytes);
+}
+
+void Runtime::memcpy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
+                     uint64_t bytes) {
+  check_copy(dst, dst_offset, src, src_offset, bytes);
+  m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, 0, false);
 }
 
 void Runtime::memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream) {
@@ -124,13 +201,14 @@ void Runtime::memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes,
 
 void Runtime::memcpy_async(const Buffer& dst, uint64_t dst_offset, const Buffer& src,
                            uint64_t src_offset, uint64_t bytes, Stream stream) {
+  check_stream(stream, "memcpy_async");
   check_copy(dst, dst_offset, src, src_offset, bytes);
   m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, stream.id, true);
 }
 
 LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
                                     bool async) {
-  const LoadedKernel& k = m_kernels.at(kernel.id);
+  const LoadedKernel& k = loaded(kernel);
   if (args.size() > CommandLayout::kMaxArgs)
     throw SimulationError("launch of '" + k.desc.name + "' with " + std::to_string(args.size()) +
                           " arguments; at most " + std::to_string(CommandLayout::kMaxArgs));
@@ -140,9 +218,9 @@ LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& ar
   r.binary_addr = k.binary_addr;
   r.binary_bytes = k.desc.binary_bytes;
   r.units = k.desc.units;
-  for (const auto& b : args) {
-    check_live(b, "launch argument");
-    r.args.push_back({b.addr, b.bytes});
+  for (size_t i = 0; i < args.size(); ++i) {
+    check_live(args[i], "launch of '" + k.desc.name + "' (argument " + std::to_string(i) + ")");
+    r.args.push_back({args[i].addr, args[i].bytes});
   }
   r.stream = stream.id;
   r.stream_name = m_stream_names.at(stream.id);
@@ -152,6 +230,7 @@ LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& ar
 
 void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
                             bool async) {
+  check_stream(stream, "launch of '" + loaded(kernel).desc.name + "'");
   m_platform.host().launch(make_request(kernel, args, stream, async));
 }
 
@@ -162,13 +241,26 @@ CommandList Runtime::command_list_create() {
 
 void Runtime::command_list_launch(CommandList list, Kernel kernel,
                                   const std::vector<Buffer>& args) {
-  RecordedList& l = m_lists.at(list.id);
+  if (list.id >= m_lists.size())
+    throw SimulationError("command_list_launch into command list id " + std::to_string(list.id) +
+                          ", which command_list_create never returned");
+  RecordedList& l = m_lists[list.id];
   l.launches.push_back(make_request(kernel, args, Stream{0}, true));
   l.packed.push_back(m_platform.host().pack(l.launches.back()));
+  l.args.push_back(args);
 }
 
 void Runtime::command_list_submit(CommandList list, Stream stream, bool async) {
-  RecordedList& l = m_lists.at(list.id);
+  if (list.id >= m_lists.size())
+    throw SimulationError("command_list_submit of command list id " + std::to_string(list.id) +
+                          ", which command_list_create never returned");
+  check_stream(stream, "command_list_submit");
+  RecordedList& l = m_lists[list.id];
+  // Its buffers were live when recorded; they must still be.
+  for (size_t i = 0; i < l.launches.size(); ++i)
+    for (const Buffer& b : l.args[i])
+      check_live(b, "command_list_submit (launch " + std::to_string(i) + ", of '" +
+                        l.launches[i].kernel_name + "')");
   for (auto& r : l.launches) {
     r.stream = stream.id;
     r.stream_name = m_stream_names.at(stream.id);
@@ -192,12 +284,22 @@ void Runtime::launch_async(Kernel kernel, const std::vector<Buffer>& args, Strea
 Stream Runtime::stream_create(const std::string& name, int priority) {
   const uint32_t id = static_cast<uint32_t>(m_stream_names.size());
   m_stream_names.push_back(name.empty() ? "stream" + std::to_string(id) : name);
+  m_stream_destroyed.push_back(false);
   m_platform.host().set_stream_priority(id, priority);
   return Stream{id};
 }
 
+void Runtime::stream_destroy(Stream stream) {
+  if (stream.id == 0)
+    throw SimulationError("stream_destroy of the default stream, which cannot be destroyed");
+  check_stream(stream, "stream_destroy");
+  // Work queued on it still runs: the host waits for it at a device synchronise or exit.
+  m_stream_destroyed[stream.id] = true;
+}
+
 void Runtime::stream_synchronize(Stream stream) {
-  m_platform.host().sync_stream(stream.id, m_stream_names.at(stream.id));
+  check_stream(stream, "stream_synchronize");
+  m_platform.host().sync_stream(stream.id, m_stream_names[stream.id]);
 }
 
 void Runtime::device_synchronize() {
@@ -211,24 +313,31 @@ Event Runtime::event_create(const std::string& name) {
 }
 
 void Runtime::event_record(Event event, Stream stream) {
+  check_event(event, "event_record");
+  check_stream(stream, "event_record of '" + m_event_names[event.id] + "'");
   m_platform.host().record_event(event.id, stream.id);
 }
 
 void Runtime::stream_wait_event(Stream stream, Event event) {
+  check_event(event, "stream_wait_event");
+  check_stream(stream, "stream_wait_event for '" + m_event_names[event.id] + "'");
   m_platform.host().wait_event(event.id, stream.id);
 }
 
 bool Runtime::event_query(Event event) {
+  check_event(event, "event_query");
   return m_platform.host().query_event(event.id);
 }
 
 void Runtime::event_synchronize(Event event) {
+  check_event(event, "event_synchronize");
   m_platform.host().sync_event(event.id, m_event_names.at(event.id));
 }
 
 int64_t Runtime::event_elapsed_ps(Event start, Event end) const {
   const HostCpu& host = m_platform.host();
   const auto time_of = [&](Event e) {
+    check_event(e, "elapsed time");
     const std::string& name = m_event_names.at(e.id);
     if (host.event_records(e.id) == 0)
       throw SimulationError("elapsed time: event '" + name + "' was never recorded");

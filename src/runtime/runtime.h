@@ -6,7 +6,9 @@
 #include "runtime/range_allocator.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace npu {
@@ -21,7 +23,19 @@ struct Buffer {
   uint64_t addr = 0;
   uint64_t bytes = 0;
   MemoryKind memory = MemoryKind::Ddr;
+  uint64_t id = 0; ///< malloc's serial number (from 1): tells a stale handle from a new block
 };
+
+/// A buffer that was never freed, as the leak report lists it.
+struct LeakedBuffer {
+  std::string name; ///< as given to malloc, may be empty
+  uint64_t addr = 0;
+  uint64_t bytes = 0;
+  MemoryKind memory = MemoryKind::Ddr;
+};
+
+/// "ddr", "sram" or "host".
+const char* memory_name(MemoryKind memory);
 
 struct Stream {
   uint32_t id = 0; ///< 0 is the default stream
@@ -62,11 +76,20 @@ public:
   Kernel load_kernel(const KernelDesc& desc);
   const KernelDesc& kernel(Kernel k) const { return m_kernels.at(k.id).desc; }
 
-  Buffer malloc(uint64_t bytes, MemoryKind where = MemoryKind::Ddr);
+  /// Allocates `bytes` in `where`, aligned to kBufferAlign bytes. `name` only labels the
+  /// buffer in error messages and the leak report. Out of memory is a SimulationError.
+  Buffer malloc(uint64_t bytes, MemoryKind where = MemoryKind::Ddr, const std::string& name = "");
+  /// Releases a buffer at once, without waiting for queued work that uses it (free it
+  /// after synchronising). A double free or a buffer malloc never returned is an error.
   void free(const Buffer& buffer);
+  static constexpr uint64_t kBufferAlign = 256; ///< malloc's alignment, in bytes
 
-  /// Synchronous copy (returns when the data has arrived).
+  /// Synchronous copy (returns when the data has arrived). Either side may be host or
+  /// device memory (DDR or SRAM).
   void memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes);
+  /// Synchronous copy between parts of buffers.
+  void memcpy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
+              uint64_t bytes);
   /// Copy ordered on `stream`; returns after submission.
   void memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream);
   /// Copy between parts of buffers: `bytes` from src + src_offset to dst + dst_offset.
@@ -87,6 +110,9 @@ public:
   void command_list_submit(CommandList list, Stream stream, bool async = true);
 
   Stream stream_create(const std::string& name = "", int priority = 0);
+  /// Destroys a stream (returns at once): work already queued on it still completes,
+  /// any later use of it is an error. The default stream cannot be destroyed.
+  void stream_destroy(Stream stream);
   void stream_synchronize(Stream stream);
   void device_synchronize();
 
@@ -119,10 +145,8 @@ public:
   const std::string& stream_name(Stream s) const { return m_stream_names.at(s.id); }
   uint32_t stream_count() const { return static_cast<uint32_t>(m_stream_names.size()); }
   const std::string& event_name(uint32_t id) const { return m_event_names.at(id); }
-  /// Buffers not freed (reported as leaks).
-  uint64_t live_buffers() const {
-    return m_ddr_heap.live_blocks() + m_sram_heap.live_blocks() + m_host_heap.live_blocks();
-  }
+  /// Buffers from malloc() not freed yet, in allocation order (leaks at the end of a run).
+  std::vector<LeakedBuffer> live_buffers() const;
 
 private:
   struct LoadedKernel {
@@ -131,8 +155,23 @@ private:
     uint64_t binary_addr = 0;
   };
 
+  /// A buffer malloc() returned and free() has not released.
+  struct Allocation {
+    uint64_t id = 0;
+    uint64_t bytes = 0;
+    MemoryKind memory = MemoryKind::Ddr;
+    std::string name;
+  };
+
   RangeAllocator& heap_of(MemoryKind memory);
-  void check_live(const Buffer& buffer, const char* what) const;
+  /// Throws unless `buffer` is live; `what` names the use ("read", "launch of 'k'").
+  void check_live(const Buffer& buffer, const std::string& what) const;
+  /// "buffer 'x' (4KiB of ddr at 0x...)".
+  std::string describe(const Buffer& buffer) const;
+  /// Throws unless `stream` exists and was not destroyed; `what` names the use.
+  void check_stream(Stream stream, const std::string& what) const;
+  void check_event(Event event, const std::string& what) const;
+  const LoadedKernel& loaded(Kernel kernel) const;
   void check_copy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
                   uint64_t bytes) const;
   void submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream, bool async);
@@ -142,6 +181,7 @@ private:
   struct RecordedList {
     std::vector<LaunchRequest> launches;
     std::vector<std::vector<uint8_t>> packed;
+    std::vector<std::vector<Buffer>> args; ///< checked again at each submit
   };
 
   Platform& m_platform;
@@ -149,7 +189,11 @@ private:
   RangeAllocator m_sram_heap;
   RangeAllocator m_host_heap; ///< host memory of a discrete card (empty on an SoC)
   std::vector<LoadedKernel> m_kernels;
+  std::map<uint64_t, Allocation> m_live;             ///< by address
+  std::unordered_map<uint64_t, std::string> m_freed; ///< ids of freed buffers -> name
+  uint64_t m_next_buffer_id = 1;
   std::vector<std::string> m_stream_names;
+  std::vector<bool> m_stream_destroyed;
   std::vector<std::string> m_event_names;
   std::vector<RecordedList> m_lists;
   std::vector<EventMeasurement> m_measurements;

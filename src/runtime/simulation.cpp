@@ -2,9 +2,11 @@
 
 #include "common/error.h"
 #include "common/tlm_util.h"
+#include "config/units.h"
 #include "platform/platform.h"
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 namespace npu {
@@ -17,6 +19,15 @@ const PlatformConfig& with_resolution(const PlatformConfig& config) {
   if (sc_core::sc_get_time_resolution() != sc_core::sc_time(1, sc_core::SC_PS))
     throw std::logic_error("npusim needs a SystemC time resolution of 1 ps");
   return config;
+}
+
+// "'x' (4KiB of ddr at 0x80001000)", or without the quoted name when it has none.
+std::string describe_leak(const LeakedBuffer& b) {
+  char addr[32];
+  std::snprintf(addr, sizeof addr, "0x%llx", static_cast<unsigned long long>(b.addr));
+  const std::string where =
+      units::format_bytes(b.bytes) + " of " + memory_name(b.memory) + " at " + addr;
+  return b.name.empty() ? where : "'" + b.name + "' (" + where + ")";
 }
 
 } // namespace
@@ -41,12 +52,16 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
         " ns: the host waits for " +
         (host.blocked_on().empty() ? std::string("the device") : host.blocked_on()) +
         ", but no block can make progress";
-    // Name every stream left with work, and what its hardware queue is stuck on.
+    // Name every stream left with work and what it waits for, then what each hardware
+    // queue is stuck on.
+    const auto stream_name = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
+    const auto event_name = [this](uint32_t id) { return m_runtime->event_name(id); };
     for (uint32_t id = 0; id < m_runtime->stream_count(); ++id)
       if (const uint64_t n = host.stream_outstanding(id))
-        message += "; stream '" + m_runtime->stream_name(Stream{id}) + "' has " +
-                   std::to_string(n) + " unfinished command(s) on hardware queue " +
-                   std::to_string(host.queue_of_stream(id));
+        message += "; stream '" + stream_name(id) + "' has " + std::to_string(n) +
+                   " unfinished command(s) on hardware queue " +
+                   std::to_string(host.queue_of_stream(id)) + " and " +
+                   host.describe_stream_wait(id, stream_name, event_name);
     for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
            return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
          }))
@@ -68,6 +83,11 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
   report.blocks = m_platform->stats(end);
   report.events = m_runtime->event_measurements();
+  for (const LeakedBuffer& b : m_runtime->live_buffers()) {
+    ++report.leaks.buffers;
+    report.leaks.bytes += b.bytes;
+    report.leaks.list.push_back(describe_leak(b));
+  }
   report.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
   return report;
 }

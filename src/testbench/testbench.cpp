@@ -192,8 +192,38 @@ struct Reader {
   };
   std::vector<NeedsRecord> waits; ///< event uses that need a record, checked at the end
   std::vector<bool> recorded;
-  std::vector<bool> list_recorded; ///< a command_list step that runs declares it
-  bool in_list = false;            ///< reading a command list's body
+  std::vector<bool> list_recorded;                 ///< a command_list step that runs declares it
+  bool in_list = false;                            ///< reading a command list's body
+  std::vector<std::vector<uint32_t>> list_buffers; ///< per command list: buffers it launches with
+  std::map<uint32_t, SourceLoc> freed;             ///< buffer index -> its free step
+  std::map<uint32_t, SourceLoc> destroyed;         ///< stream index + 1 -> its destroy step
+  int repeating = 0; ///< enclosing repeats (that run) with a count above 1
+
+  /// Throws when stream `index` (+1) was destroyed by an earlier step.
+  void check_not_destroyed(uint32_t index, const SourceLoc& loc, const std::string& key) const {
+    const auto it = destroyed.find(index);
+    if (it != destroyed.end())
+      throw InputError(loc, key,
+                       "stream '" + tb.streams[index - 1].name +
+                           "' is used after it was destroyed at " + it->second.str());
+  }
+
+  /// A free or destroy of `what` ("buffer 'a'", index `index`): not twice, and not inside
+  /// a repeat that would run it again. Records where it happened, if the step runs.
+  void release_once(std::map<uint32_t, SourceLoc>& done, uint32_t index, const std::string& what,
+                    const char* past, const char* gerund, const SourceLoc& loc,
+                    const std::string& key, bool runs) {
+    if (const auto it = done.find(index); it != done.end())
+      throw InputError(loc, key,
+                       what + " is " + past + " twice; it was " + past + " at " + it->second.str());
+    if (repeating > 0)
+      throw InputError(loc, key,
+                       std::string(gerund) + " " + what +
+                           " inside a repeat would run again on the next iteration; move it "
+                           "after the repeat");
+    if (runs)
+      done[index] = loc;
+  }
 
   uint32_t stream_ref(cfg::Section& s, const std::string& key) {
     if (!s.has(key)) {
@@ -203,7 +233,9 @@ struct Reader {
     const std::string name = s.string(key, "");
     if (name == "default")
       return 0;
-    return streams.find(name, s.loc(key), s.key_path(key)) + 1;
+    const uint32_t index = streams.find(name, s.loc(key), s.key_path(key)) + 1;
+    check_not_destroyed(index, s.loc(key), s.key_path(key));
+    return index;
   }
 
   uint32_t event_ref(cfg::Section& s) {
@@ -227,7 +259,15 @@ struct Reader {
   }
 
   uint32_t buffer_ref(const cfg::Node& n, const std::string& key) {
-    return buffers.find(scalar_of(n, key, "a buffer name"), n.loc, key);
+    const uint32_t index = buffers.find(scalar_of(n, key, "a buffer name"), n.loc, key);
+    const auto it = freed.find(index);
+    if (it != freed.end())
+      throw InputError(n.loc, key,
+                       "buffer '" + tb.buffers[index].name + "' is used after it was freed at " +
+                           it->second.str());
+    if (in_list)
+      list_buffers.back().push_back(index);
+    return index;
   }
 
   std::vector<Step> read_program(const cfg::Node& node, const std::string& path, int depth,
@@ -245,14 +285,14 @@ struct Reader {
 
   // `runs` is false inside a repeat that never executes: its records do not count.
   Step read_step(const cfg::Node& node, const std::string& path, int depth, bool runs) {
-    static const std::vector<std::string> kinds = {"launch",  "memcpy",       "repeat", "host_work",
-                                                   "record",  "wait",         "sync",   "query",
-                                                   "elapsed", "command_list", "submit"};
+    static const std::vector<std::string> kinds = {
+        "launch", "memcpy",  "repeat",       "host_work", "record", "wait",   "sync",
+        "query",  "elapsed", "command_list", "submit",    "free",   "destroy"};
     if (!node.is_map() || node.entries.size() != 1)
       throw InputError(node.loc, path,
                        "expected one step such as {launch: {...}}; steps are launch, memcpy, "
                        "repeat, host_work, record, wait, sync, query, elapsed, command_list, "
-                       "submit");
+                       "submit, free, destroy");
     const cfg::MapEntry& e = node.entries.front();
     const std::string key = path + "." + e.key;
     Step step;
@@ -262,7 +302,7 @@ struct Reader {
       std::string message = "unknown step '" + e.key + "'";
       const std::string hint = did_you_mean(e.key, kinds);
       message += hint.empty() ? "; expected launch, memcpy, repeat, host_work, record, wait, "
-                                "sync, query, elapsed, command_list or submit"
+                                "sync, query, elapsed, command_list, submit, free or destroy"
                               : "; did you mean '" + hint + "'?";
       throw InputError(e.key_loc, key, message);
     }
@@ -295,14 +335,20 @@ struct Reader {
       cfg::Section s(&e.value, key, nullptr);
       step.dst = buffer_ref(s.require("dst", "a buffer name"), s.key_path("dst"));
       step.src = buffer_ref(s.require("src", "a buffer name"), s.key_path("src"));
-      const uint64_t limit = std::min(tb.buffers[step.dst].bytes, tb.buffers[step.src].bytes);
+      const uint64_t dst_bytes = tb.buffers[step.dst].bytes;
+      const uint64_t src_bytes = tb.buffers[step.src].bytes;
+      step.dst_offset = s.bytes("dst_offset", 0, 0, dst_bytes - 1);
+      step.src_offset = s.bytes("src_offset", 0, 0, src_bytes - 1);
+      const uint64_t limit = std::min(dst_bytes - step.dst_offset, src_bytes - step.src_offset);
       step.bytes = s.bytes("bytes", limit, 1);
+      const auto from = [](uint64_t offset) {
+        return offset ? " from offset " + units::format_bytes(offset) : std::string();
+      };
       if (step.bytes > limit)
         s.fail("bytes", units::format_bytes(step.bytes) + " overruns a buffer (source '" +
-                            tb.buffers[step.src].name + "' " +
-                            units::format_bytes(tb.buffers[step.src].bytes) + ", destination '" +
-                            tb.buffers[step.dst].name + "' " +
-                            units::format_bytes(tb.buffers[step.dst].bytes) + ")");
+                            tb.buffers[step.src].name + "' " + units::format_bytes(src_bytes) +
+                            from(step.src_offset) + ", destination '" + tb.buffers[step.dst].name +
+                            "' " + units::format_bytes(dst_bytes) + from(step.dst_offset) + ")");
       step.stream = stream_ref(s, "stream");
       step.async = s.boolean("async", false);
       s.finish();
@@ -312,8 +358,11 @@ struct Reader {
       cfg::Section s(&e.value, key, nullptr);
       s.require("count", "a whole number of iterations");
       step.count = static_cast<uint64_t>(s.integer("count", 1, 0, kMaxRepeat));
+      const bool again = runs && step.count > 1;
+      repeating += again ? 1 : 0;
       step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), depth + 1,
                                runs && step.count > 0);
+      repeating -= again ? 1 : 0;
       s.finish();
       break;
     }
@@ -352,8 +401,10 @@ struct Reader {
           scalar_of(e.value, key, "a stream name, 'device' or {event: name}");
       if (target == "device")
         step.sync_device = true;
-      else if (target != "default")
+      else if (target != "default") {
         step.stream = streams.find(target, e.value.loc, key) + 1;
+        check_not_destroyed(step.stream, e.value.loc, key);
+      }
       break;
     }
     case Step::Kind::Query: {
@@ -382,6 +433,7 @@ struct Reader {
       step.list = lists.add(name, n.loc, s.key_path("name"));
       tb.command_lists.push_back(name);
       list_recorded.push_back(runs);
+      list_buffers.emplace_back();
       in_list = true;
       step.body = read_program(s.require("body", "a list of launches"), s.key_path("body"),
                                depth + 1, runs);
@@ -398,9 +450,34 @@ struct Reader {
         throw InputError(s.loc("list"), s.key_path("list"),
                          "command list '" + tb.command_lists[step.list] +
                              "' is recorded only inside a repeat that never runs");
+      for (const uint32_t b : list_buffers[step.list])
+        if (const auto it = freed.find(b); it != freed.end())
+          throw InputError(s.loc("list"), s.key_path("list"),
+                           "command list '" + tb.command_lists[step.list] +
+                               "' launches with buffer '" + tb.buffers[b].name +
+                               "', which was freed at " + it->second.str());
       step.stream = stream_ref(s, "stream");
       step.async = s.boolean("async", false);
       s.finish();
+      break;
+    }
+    case Step::Kind::Free: {
+      const std::string name = scalar_of(e.value, key, "a buffer name");
+      step.dst = buffers.find(name, e.value.loc, key);
+      release_once(freed, step.dst, "buffer '" + name + "'", "freed", "freeing", e.value.loc, key,
+                   runs);
+      break;
+    }
+    case Step::Kind::Destroy: {
+      const std::string name = scalar_of(e.value, key, "a stream name");
+      if (name == "default" || name == "device")
+        throw InputError(e.value.loc, key,
+                         name == "default"
+                             ? "the default stream cannot be destroyed"
+                             : "'device' is not a stream; destroy takes a stream name");
+      step.stream = streams.find(name, e.value.loc, key) + 1;
+      release_once(destroyed, step.stream, "stream '" + name + "'", "destroyed", "destroying",
+                   e.value.loc, key, runs);
       break;
     }
     }
@@ -528,7 +605,8 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
     kernels.push_back(rt.load_kernel(k.desc));
   std::vector<Buffer> buffers;
   for (const auto& b : tb.buffers)
-    buffers.push_back(rt.malloc(b.bytes, b.memory));
+    buffers.push_back(rt.malloc(b.bytes, b.memory, b.name));
+  std::vector<bool> freed(buffers.size(), false);
   std::vector<Stream> streams{Stream{0}};
   for (const auto& s : tb.streams)
     streams.push_back(rt.stream_create(s.name, s.priority));
@@ -566,9 +644,17 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
       }
       case Step::Kind::Memcpy:
         if (s.async)
-          rt.memcpy_async(buffers[s.dst], buffers[s.src], s.bytes, streams[s.stream]);
+          rt.memcpy_async(buffers[s.dst], s.dst_offset, buffers[s.src], s.src_offset, s.bytes,
+                          streams[s.stream]);
         else
-          rt.memcpy(buffers[s.dst], buffers[s.src], s.bytes);
+          rt.memcpy(buffers[s.dst], s.dst_offset, buffers[s.src], s.src_offset, s.bytes);
+        break;
+      case Step::Kind::Free:
+        rt.free(buffers[s.dst]);
+        freed[s.dst] = true;
+        break;
+      case Step::Kind::Destroy:
+        rt.stream_destroy(streams[s.stream]);
         break;
       case Step::Kind::Repeat:
         for (uint64_t i = 0; i < s.count; ++i)
@@ -608,8 +694,10 @@ void run_testbench(Runtime& rt, const Testbench& tb) {
     }
   };
   run(tb.program);
-  for (const auto& b : buffers)
-    rt.free(b);
+  // Buffers the program did not free are freed as it ends, so they are no leak.
+  for (size_t i = 0; i < buffers.size(); ++i)
+    if (!freed[i])
+      rt.free(buffers[i]);
 }
 
 } // namespace npu

@@ -24,15 +24,18 @@ struct Step {
     Query,
     Elapsed,
     CommandList,
-    Submit
+    Submit,
+    Free,
+    Destroy
   };
   Kind kind = Kind::Launch;
   SourceLoc loc;
   uint32_t kernel = 0;
   std::vector<uint32_t> args; ///< buffer indices
-  uint32_t stream = 0;        ///< 0 = default stream, else index + 1 into streams
+  uint32_t stream = 0;        ///< 0 = default stream, else index + 1 into streams (destroy too)
   bool async = false;
-  uint32_t dst = 0, src = 0; ///< buffer indices (memcpy)
+  uint32_t dst = 0, src = 0;               ///< buffer indices (memcpy; free: dst)
+  uint64_t dst_offset = 0, src_offset = 0; ///< memcpy: where in each buffer, in bytes
   uint64_t bytes = 0;
   uint64_t count = 0;       ///< repeat
   std::vector<Step> body;   ///< repeat; command_list (its launches)

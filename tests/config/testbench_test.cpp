@@ -403,6 +403,133 @@ TEST(TestbenchErrors, MemcpyLargerThanBuffer) {
   EXPECT_TRUE(contains(e, "destination 'a' 4KiB")) << e;
 }
 
+TEST(TestbenchParse, FreeDestroyAndPartialMemcpySteps) {
+  const Testbench tb = read_text(
+      with_program("  - memcpy: {dst: a, src: b, dst_offset: 1KiB, src_offset: 512B, bytes: 256B, "
+                   "stream: s2, async: true}\n"
+                   "  - memcpy: {dst: a, src: b, src_offset: 256}\n"
+                   "  - free: a\n"
+                   "  - destroy: s1\n"
+                   "  - launch: {kernel: k1, args: [b], stream: s2}\n"
+                   "  - sync: s2\n"));
+  ASSERT_EQ(tb.program.size(), 6u);
+  const Step& part = tb.program[0];
+  EXPECT_EQ(part.dst_offset, 1024u);
+  EXPECT_EQ(part.src_offset, 512u);
+  EXPECT_EQ(part.bytes, 256u);
+  EXPECT_EQ(tb.program[1].dst_offset, 0u);
+  EXPECT_EQ(tb.program[1].bytes, 768u); // what is left of b after the offset
+  EXPECT_EQ(tb.program[2].kind, Step::Kind::Free);
+  EXPECT_EQ(tb.program[2].dst, 0u);
+  EXPECT_EQ(tb.program[2].loc.str(), "tb.yaml:12:5");
+  EXPECT_EQ(tb.program[3].kind, Step::Kind::Destroy);
+  EXPECT_EQ(tb.program[3].stream, 1u);
+}
+
+// A free or destroy inside a repeat that never runs frees nothing: later uses are fine.
+TEST(TestbenchParse, FreeInARepeatThatNeverRunsLeavesTheBuffer) {
+  const Testbench tb = read_text(with_program("  - repeat: {count: 0, body: [{free: a}]}\n"
+                                              "  - repeat: {count: 1, body: [{destroy: s1}]}\n"
+                                              "  - launch: {kernel: k1, args: [a], stream: s2}\n"));
+  EXPECT_EQ(tb.program[0].body[0].kind, Step::Kind::Free);
+}
+
+TEST(TestbenchErrors, BufferUsedAfterFree) {
+  std::string e = error_of(with_program("  - free: a\n"
+                                        "  - launch: {kernel: k1, args: [b, a]}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:36: error: program[1].launch.args: buffer 'a' is used after "
+                          "it was freed at tb.yaml:10:11"))
+      << e;
+  e = error_of(with_program("  - free: b\n"
+                            "  - repeat: {count: 3, body: [{memcpy: {dst: a, src: b}}]}\n"));
+  EXPECT_TRUE(contains(e, "program[1].repeat.body[0].memcpy.src: buffer 'b' is used after it was "
+                          "freed at tb.yaml:10:11"))
+      << e;
+  e = error_of(with_program("  - command_list: {name: step, body: [{launch: {kernel: k1, "
+                            "args: [a]}}]}\n"
+                            "  - submit: {list: step}\n"
+                            "  - free: a\n"
+                            "  - submit: {list: step}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:13:20: error: program[3].submit.list: command list 'step' "
+                          "launches with buffer 'a', which was freed at tb.yaml:12:11"))
+      << e;
+}
+
+TEST(TestbenchErrors, FreeErrors) {
+  std::string e = error_of(with_program("  - free: a\n  - free: a\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:11: error: program[1].free: buffer 'a' is freed twice; it "
+                          "was freed at tb.yaml:10:11"))
+      << e;
+  e = error_of(with_program("  - free: aa\n"));
+  EXPECT_TRUE(contains(e, "program[0].free: unknown buffer 'aa'; did you mean 'a'?")) << e;
+  e = error_of(with_program("  - repeat: {count: 2, body: [{free: a}]}\n"));
+  EXPECT_TRUE(contains(e, "program[0].repeat.body[0].free: freeing buffer 'a' inside a repeat "
+                          "would run again on the next iteration; move it after the repeat"))
+      << e;
+  e = error_of(with_program("  - free: {buffer: a}\n"));
+  EXPECT_TRUE(contains(e, "program[0].free: expected a buffer name, got a map")) << e;
+  e = error_of(with_program("  - command_list: {name: l, body: [{free: a}]}\n"));
+  EXPECT_TRUE(contains(e, "records launches only (and repeats of them), not 'free'")) << e;
+  e = error_of(with_program("  - fre: a\n"));
+  EXPECT_TRUE(contains(e, "unknown step 'fre'; did you mean 'free'?")) << e;
+}
+
+TEST(TestbenchErrors, StreamUsedAfterDestroy) {
+  const std::string destroy = "  - destroy: s1\n";
+  const std::string at = "it was destroyed at tb.yaml:10:14";
+  std::string e = error_of(with_program(destroy + "  - launch: {kernel: k1, stream: s1}\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:34: error: program[1].launch.stream: stream 's1' is used "
+                          "after " +
+                              at))
+      << e;
+  e = error_of(with_program(destroy + "  - memcpy: {dst: a, src: b, stream: s1, async: true}\n"));
+  EXPECT_TRUE(contains(e, "program[1].memcpy.stream: stream 's1' is used after " + at)) << e;
+  e = error_of(with_program(destroy + "  - record: {event: e, stream: s1}\n"));
+  EXPECT_TRUE(contains(e, "program[1].record.stream: stream 's1' is used after " + at)) << e;
+  e = error_of(with_program("  - record: {event: e, stream: s2}\n" + destroy +
+                            "  - wait: {event: e, stream: s1}\n"));
+  EXPECT_TRUE(contains(e, "program[2].wait.stream: stream 's1' is used after it was destroyed at "
+                          "tb.yaml:11:14"))
+      << e;
+  e = error_of(with_program(destroy + "  - sync: s1\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:11: error: program[1].sync: stream 's1' is used after " + at))
+      << e;
+  e = error_of(with_program("  - command_list: {name: l, body: [{launch: {kernel: k1}}]}\n" +
+                            destroy + "  - submit: {list: l, stream: s1}\n"));
+  EXPECT_TRUE(contains(e, "program[2].submit.stream: stream 's1' is used after it was destroyed"))
+      << e;
+}
+
+TEST(TestbenchErrors, DestroyErrors) {
+  std::string e = error_of(with_program("  - destroy: s1\n  - destroy: s1\n"));
+  EXPECT_TRUE(contains(e, "tb.yaml:11:14: error: program[1].destroy: stream 's1' is destroyed "
+                          "twice; it was destroyed at tb.yaml:10:14"))
+      << e;
+  e = error_of(with_program("  - destroy: default\n"));
+  EXPECT_TRUE(contains(e, "program[0].destroy: the default stream cannot be destroyed")) << e;
+  e = error_of(with_program("  - destroy: device\n"));
+  EXPECT_TRUE(contains(e, "'device' is not a stream; destroy takes a stream name")) << e;
+  e = error_of(with_program("  - destroy: s3\n"));
+  EXPECT_TRUE(contains(e, "program[0].destroy: unknown stream 's3'; did you mean 's1'?")) << e;
+  e = error_of(with_program("  - repeat: {count: 5, body: [{destroy: s2}]}\n"));
+  EXPECT_TRUE(contains(e, "destroying stream 's2' inside a repeat would run again on the next "
+                          "iteration; move it after the repeat"))
+      << e;
+  e = error_of(with_program("  - destory: s1\n"));
+  EXPECT_TRUE(contains(e, "did you mean 'destroy'?")) << e;
+}
+
+TEST(TestbenchErrors, MemcpyOffsetsChecked) {
+  std::string e = error_of(with_program("  - memcpy: {dst: a, src: b, src_offset: 1KiB}\n"));
+  EXPECT_TRUE(contains(e, "program[0].memcpy.src_offset")) << e;
+  e = error_of(with_program("  - memcpy: {dst: a, src: b, src_offset: 512, bytes: 1KiB}\n"));
+  EXPECT_TRUE(contains(e, "program[0].memcpy.bytes: 1KiB overruns a buffer (source 'b' 1KiB from "
+                          "offset 512B, destination 'a' 4KiB)"))
+      << e;
+  e = error_of(with_program("  - memcpy: {dst: a, src: b, dst_ofset: 5}\n"));
+  EXPECT_TRUE(contains(e, "did you mean 'dst_offset'")) << e;
+}
+
 TEST(TestbenchErrors, KernelErrors) {
   std::string e = error_of("kernels: {k: {cycles: 5}}\nprogram: []\n");
   EXPECT_TRUE(contains(e, "kernels.k.op: missing required key")) << e;

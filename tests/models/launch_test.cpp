@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -359,31 +360,110 @@ TEST(Launch, SimulationAcceptsAResolutionAlreadySetToOnePicosecond) {
   EXPECT_TRUE(report.launches.empty());
 }
 
-void expect_deadlock(const char* yaml) {
+/// Runs `program`, which must deadlock, and returns the report's message.
+std::string deadlock_message(const char* yaml, const std::function<void(Runtime&)>& program) {
   Simulation sim(test::config_from_yaml(yaml));
   bool returned = false;
   try {
     sim.run([&](Runtime& rt) {
-      const Stream s = rt.stream_create("stuck");
-      const Event never = rt.event_create("never");
-      rt.stream_wait_event(s, never);
-      rt.stream_synchronize(s);
+      program(rt);
       returned = true;
     });
-    FAIL() << "sim.run returned although the host waits forever";
+    ADD_FAILURE() << "sim.run returned although the host waits forever";
   } catch (const SimulationError& e) {
-    const std::string msg = e.what();
-    EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+    EXPECT_FALSE(returned);
+    return e.what();
   }
-  EXPECT_FALSE(returned);
+  return "";
+}
+
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// (a) A wait on an event that is never recorded: the stream never moves.
+void expect_never_recorded_deadlock(const char* yaml) {
+  const std::string msg = deadlock_message(yaml, [](Runtime& rt) {
+    const Stream s = rt.stream_create("stuck");
+    const Event never = rt.event_create("never");
+    rt.stream_wait_event(s, never);
+    rt.stream_synchronize(s);
+  });
+  EXPECT_TRUE(has(msg, "deadlock at ")) << msg;
+  EXPECT_TRUE(has(msg, "the host waits for sync of stream 'stuck', but no block can make "
+                       "progress"))
+      << msg;
+  EXPECT_TRUE(has(msg, "stream 'stuck' has 1 unfinished command(s) on hardware queue 1 and waits "
+                       "for event 'never', which the host has not recorded yet"))
+      << msg;
+  EXPECT_TRUE(has(msg, "hardware queue 1: 1 command(s) pending, head waits for event 'never' "
+                       "record #1 (recorded 0 times)"))
+      << msg;
+  EXPECT_FALSE(has(msg, "stream 'default'")) << "the default stream has no work: " << msg;
 }
 
 TEST(Launch, WaitOnAnEventNeverRecordedIsADeadlockWithInterrupts) {
-  expect_deadlock(kTwoUnits);
+  expect_never_recorded_deadlock(kTwoUnits);
 }
 
 TEST(Launch, WaitOnAnEventNeverRecordedIsADeadlockWithPolling) {
-  expect_deadlock(kTwoUnitsPolling);
+  expect_never_recorded_deadlock(kTwoUnitsPolling);
+}
+
+// (b) The host synchronises a stream whose kernel waits for an event the host records
+// only after that sync.
+void expect_host_cycle_deadlock(const char* yaml) {
+  const std::string msg = deadlock_message(yaml, [](Runtime& rt) {
+    const Kernel k = rt.load_kernel(cycles_kernel("k", 100));
+    const Stream s = rt.stream_create("consumer");
+    const Event ready = rt.event_create("ready");
+    rt.stream_wait_event(s, ready);
+    rt.launch_async(k, {}, s);
+    rt.stream_synchronize(s);
+    rt.event_record(ready, Stream{0});
+  });
+  EXPECT_TRUE(has(msg, "the host waits for sync of stream 'consumer'")) << msg;
+  EXPECT_TRUE(has(msg, "stream 'consumer' has 2 unfinished command(s) on hardware queue 1 and "
+                       "waits for event 'ready', which the host has not recorded yet"))
+      << msg;
+}
+
+TEST(Launch, SyncOnAStreamWaitingForTheHostIsADeadlockWithInterrupts) {
+  expect_host_cycle_deadlock(kTwoUnits);
+}
+
+TEST(Launch, SyncOnAStreamWaitingForTheHostIsADeadlockWithPolling) {
+  expect_host_cycle_deadlock(kTwoUnitsPolling);
+}
+
+// Every blocked stream is named with its own reason: a wait on a record that sits behind
+// another stuck stream, and a stream that shares a hardware queue with a stuck one.
+TEST(Launch, DeadlockReportNamesEveryBlockedStreamAndWhatItWaitsFor) {
+  // Two hardware queues: streams a (1) and c (3) share queue 1, b (2) is on queue 0.
+  const std::string msg = deadlock_message(
+      "name: t\ncompute: {units: 2}\nscheduler: {hw_queues: 2}\n", [](Runtime& rt) {
+        const Kernel k = rt.load_kernel(cycles_kernel("k", 100));
+        const Stream a = rt.stream_create("a");
+        const Stream b = rt.stream_create("b");
+        const Stream c = rt.stream_create("c");
+        rt.stream_wait_event(a, rt.event_create("never"));
+        const Event handoff = rt.event_create("handoff");
+        rt.event_record(handoff, a);
+        rt.stream_wait_event(b, handoff);
+        rt.launch_async(k, {}, c);
+        rt.device_synchronize();
+      });
+  EXPECT_TRUE(has(msg, "the host waits for device synchronize")) << msg;
+  EXPECT_TRUE(has(msg, "stream 'a' has 2 unfinished command(s) on hardware queue 1 and waits for "
+                       "event 'never', which the host has not recorded yet"))
+      << msg;
+  EXPECT_TRUE(has(msg, "stream 'b' has 1 unfinished command(s) on hardware queue 0 and waits for "
+                       "event 'handoff', recorded on stream 'a' behind that stream's unfinished "
+                       "work"))
+      << msg;
+  EXPECT_TRUE(has(msg, "stream 'c' has 1 unfinished command(s) on hardware queue 1 and is queued "
+                       "behind stream 'a' on hardware queue 1"))
+      << msg;
 }
 
 TEST(Launch, DeadlockBehindARunningKernelIsStillDetectedWithPolling) {
@@ -400,6 +480,11 @@ TEST(Launch, DeadlockBehindARunningKernelIsStillDetectedWithPolling) {
   } catch (const SimulationError& e) {
     const std::string msg = e.what();
     EXPECT_NE(msg.find("deadlock"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("stream 'stuck' has 1 unfinished command(s) on hardware queue 1 and waits "
+                       "for event 'never', which the host has not recorded yet"),
+              std::string::npos)
+        << msg;
+    EXPECT_EQ(msg.find("stream 'busy'"), std::string::npos) << "'busy' finished: " << msg;
   }
 }
 

@@ -223,6 +223,8 @@ TEST(Json, KeysInOrderAndValues) {
   EXPECT_EQ(j["host"]["busy_ns"], 123.456);
   EXPECT_EQ(j["host"]["blocked_ns"], 7.0);
   EXPECT_EQ(j["host"]["idle_ns"], 0.001);
+  EXPECT_EQ(j["host"]["leaked_buffers"], 0);
+  EXPECT_EQ(j["host"]["leaked_bytes"], 0);
 
   EXPECT_TRUE(j["blocks"]["icache"]["misses"].is_number_integer());
   EXPECT_EQ(j["blocks"]["icache"]["misses"], 256);
@@ -313,6 +315,28 @@ TEST(Summary, KernelTableRows) {
   EXPECT_NE(text.find("  total            21.000       21.000       21.000       21.000\n"),
             std::string::npos)
       << text;
+}
+
+TEST(Summary, LeakLineOnlyWhenBuffersLeaked) {
+  RunReport report = make_report();
+  std::ostringstream clean;
+  print_summary(clean, report);
+  EXPECT_EQ(clean.str().find("leaked"), std::string::npos) << clean.str();
+
+  report.leaks.buffers = 2;
+  report.leaks.bytes = 5096;
+  report.leaks.list = {"'kept' (4KiB of ddr at 0x80000000)", "1000B of sram at 0x10000000"};
+  std::ostringstream out;
+  print_summary(out, report);
+  EXPECT_NE(out.str().find("\n  leaked: 2 buffers (5096 bytes) not freed\n"), std::string::npos)
+      << out.str();
+  const auto j = to_json(report);
+  EXPECT_EQ(j["host"]["leaked_buffers"], 2);
+  EXPECT_EQ(j["host"]["leaked_bytes"], 5096);
+  report.leaks.buffers = 1;
+  std::ostringstream one;
+  print_summary(one, report);
+  EXPECT_NE(one.str().find("  leaked: 1 buffer (5096 bytes) not freed\n"), std::string::npos);
 }
 
 TEST(OutputDir, CreatesBothFilesAndNoTempDir) {

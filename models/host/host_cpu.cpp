@@ -37,7 +37,7 @@ void HostCpu::run() {
 void HostCpu::isr() {
   guarded([this] {
     while (true) {
-      sc_core::wait(m_irq.default_event());
+      sc_core::wait(m_irq);
       const uint64_t now = to_ps(sc_core::sc_time_stamp());
       bool any = false;
       while (!m_irq_pending.empty() && m_irq_pending.front().first <= now) {
@@ -45,6 +45,9 @@ void HostCpu::isr() {
         m_irq_pending.pop_front();
         any = true;
       }
+      // Interrupts are pending in time order: the event is armed for the next one.
+      if (!m_irq_pending.empty())
+        m_irq.notify(ps(m_irq_pending.front().first - now));
       if (any)
         m_learnt.notify(sc_core::SC_ZERO_TIME);
     }

@@ -155,7 +155,7 @@ private:
   std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending;    ///< (time ps, command id)
   /// Polling: (time it lands, command id) of records written, not yet learnt.
   std::deque<std::pair<uint64_t, uint64_t>> m_landed;
-  sc_core::sc_event_queue m_irq;
+  sc_core::sc_event m_irq; ///< armed for the earliest pending interrupt
   sc_core::sc_event m_learnt;
   sc_core::sc_event m_never; ///< never notified: where a deadlocked host parks
   sc_core::sc_time m_ahead;  ///< how far the host thread has run ahead of sc_time_stamp()

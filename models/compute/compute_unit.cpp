@@ -42,13 +42,14 @@ void ComputeUnit::serve() {
     const uint64_t hits = m_icache.hits(), misses = m_icache.misses();
     // A kernel of `cycles` ops touches nothing shared while its code hits: its thread
     // may run ahead of the clock from the preload to its end (see defer_cycles()).
+    const bool ahead = cycles_only(job);
     m_icache.preload(job.binary_addr, job.binary_bytes, job.launch_id,
-                     cycles_only(job) ? &m_owed_ps : nullptr);
+                     ahead ? &m_owed_ps : nullptr);
     result.preload_hits = m_icache.hits() - hits;
     result.preload_misses = m_icache.misses() - misses;
     result.t4_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
     m_instruction_stall_ps += result.t4_ps - t3;
-    execute(job, result);
+    execute(job, result, ahead);
     settle();
     result.t5_ps = to_ps(sc_core::sc_time_stamp());
     m_occupied_ps += result.t5_ps - t3;
@@ -115,9 +116,9 @@ void ComputeUnit::fetch_hot_loop(const KernelJob& job, UnitResult& result) {
   m_instruction_stall_ps += stall;
 }
 
-void ComputeUnit::execute(const KernelJob& job, UnitResult& result) {
+void ComputeUnit::execute(const KernelJob& job, UnitResult& result, bool ahead) {
   const uint64_t busy_before = m_busy_ps, stall_before = m_memory_stall_ps;
-  if (cycles_only(job))
+  if (ahead)
     defer_cycles(m_config.launch_overhead_cycles);
   else
     wait_cycles(m_config.launch_overhead_cycles);

@@ -54,7 +54,8 @@ private:
 
   void run();
   void serve();
-  void execute(const KernelJob& job, UnitResult& result);
+  /// `ahead`: a cycles-only job, which may run ahead of the clock (defer_cycles()).
+  void execute(const KernelJob& job, UnitResult& result, bool ahead);
   /// Runs one op of the job (its share of it) to completion, results stored.
   void run_op(const KernelJob& job, const OpSpec& op, UnitResult& result);
   /// One pass over the kernel's hot loop through the instruction cache; misses stall.

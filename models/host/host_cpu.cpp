@@ -319,22 +319,20 @@ void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, 
 void HostCpu::record_event(uint32_t event, uint32_t stream) {
   if (m_event_records.size() <= event) {
     m_event_records.resize(event + 1, 0);
-    m_event_command.resize(event + 1, 0);
     m_event_record_commands.resize(event + 1);
   }
-  ++m_event_records[event];
+  ++m_event_records[event]; // counted before its descriptor is written (it carries the number)
   run_ahead(m_config.driver_call_ps);
   Descriptor d;
   d.type = CommandType::EventRecord;
   d.c = event;
-  m_event_command[event] = submit(d, {}, stream) + 1;
-  m_event_record_commands[event].push_back(m_event_command[event] - 1);
+  m_event_record_commands[event].push_back(submit(d, {}, stream));
 }
 
 std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
-  if (event >= m_event_command.size() || m_event_command[event] == 0)
+  if (event >= m_event_record_commands.size() || m_event_record_commands[event].empty())
     return std::nullopt;
-  return m_event_command[event] - 1;
+  return m_event_record_commands[event].back();
 }
 
 bool HostCpu::query_event(uint32_t event) {

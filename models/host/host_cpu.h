@@ -150,7 +150,6 @@ private:
   std::vector<uint64_t> m_queue_outstanding; ///< per queue: not yet known complete
   std::vector<uint64_t> m_stream_outstanding;
   std::vector<uint64_t> m_event_records;
-  std::vector<uint64_t> m_event_command; ///< per event: command of its latest record + 1
   std::vector<std::vector<uint64_t>> m_event_record_commands; ///< per event: each record's command
   std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending;    ///< (time ps, command id)
   /// Polling: (time it lands, command id) of records written, not yet learnt.

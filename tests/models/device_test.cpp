@@ -6,6 +6,7 @@
 #include "runtime/simulation.h"
 #include "tests/compute/compute_test_util.h"
 #include "tests/models/isolated_run.h"
+#include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
@@ -19,16 +20,7 @@
 namespace npu {
 namespace {
 
-KernelDesc cycles_kernel(const std::string& name, uint64_t cycles, uint64_t binary_bytes,
-                         uint64_t iterations = 1) {
-  KernelDesc k;
-  k.name = name;
-  k.op.kind = OpKind::Cycles;
-  k.op.cycles = cycles;
-  k.op.iterations = iterations;
-  k.binary_bytes = binary_bytes;
-  return k;
-}
+using test::cycles_kernel;
 
 double ns(uint64_t ps) {
   return static_cast<double>(ps) / 1000.0;

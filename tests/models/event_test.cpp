@@ -3,6 +3,7 @@
 // elapsed time read the device timestamps in the completion records.
 #include "runtime/runtime.h"
 #include "tests/models/isolated_run.h"
+#include "tests/models/kernels.h"
 
 #include <gtest/gtest.h>
 
@@ -11,14 +12,7 @@
 namespace npu {
 namespace {
 
-KernelDesc cycles_kernel(const std::string& name, uint64_t cycles) {
-  KernelDesc k;
-  k.name = name;
-  k.op.kind = OpKind::Cycles;
-  k.op.cycles = cycles;
-  k.binary_bytes = 1024;
-  return k;
-}
+using test::cycles_kernel;
 
 // Scheduler clock 1 GHz: one cycle is 1000 ps.
 constexpr uint64_t kCyclePs = 1000;

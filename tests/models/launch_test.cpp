@@ -6,6 +6,7 @@
 #include "platform/platform.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
@@ -23,14 +24,7 @@ constexpr const char* kTwoUnits = "name: t\ncompute: {units: 2}\n";
 constexpr const char* kTwoUnitsPolling =
     "name: t\ncompute: {units: 2}\nhost: {completion: polling}\n";
 
-KernelDesc cycles_kernel(const std::string& name, uint64_t cycles, uint64_t binary_bytes = 4096) {
-  KernelDesc k;
-  k.name = name;
-  k.op.kind = OpKind::Cycles;
-  k.op.cycles = cycles;
-  k.binary_bytes = binary_bytes;
-  return k;
-}
+using test::cycles_kernel;
 
 // Timestamps are set, ordered, and the five phases add up to t6 - t0 exactly.
 void expect_consistent(const LaunchRecord& r) {

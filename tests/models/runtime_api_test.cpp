@@ -6,6 +6,7 @@
 #include "common/error.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
@@ -25,13 +26,7 @@ namespace {
 
 constexpr const char* kPlatform = "name: t\ncompute: {units: 2}\nddr: {size: 64MiB}\n";
 
-KernelDesc cycles_kernel(const std::string& name, uint64_t cycles) {
-  KernelDesc k;
-  k.name = name;
-  k.op.kind = OpKind::Cycles;
-  k.op.cycles = cycles;
-  return k;
-}
+using test::cycles_kernel;
 
 /// Runs `program`, which must fail; returns the SimulationError's message.
 std::string error_of(const std::function<void(Runtime&)>& program, const char* yaml = kPlatform) {

@@ -20,9 +20,9 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& conf
   SC_THREAD(store_loop);
 }
 
-void ComputeUnit::start(const KernelJob& job, DoneCallback done) {
+void ComputeUnit::start(KernelJob job, DoneCallback done) {
   sc_assert(!m_job);
-  m_job = job;
+  m_job = std::move(job);
   m_done = std::move(done);
   m_start.notify(sc_core::SC_ZERO_TIME);
 }
@@ -35,7 +35,7 @@ void ComputeUnit::serve() {
   while (true) {
     while (!m_job)
       sc_core::wait(m_start);
-    const KernelJob job = *m_job;
+    const KernelJob& job = *m_job; // kept until done(): start() refuses a second job
     const uint64_t t3 = to_ps(sc_core::sc_time_stamp());
     UnitResult result;
     result.unit = m_index;
@@ -92,7 +92,7 @@ void ComputeUnit::wait_cycles(uint64_t cycles) {
 }
 
 bool ComputeUnit::cycles_only(const KernelJob& job) {
-  return std::all_of(job.ops.begin(), job.ops.end(),
+  return std::all_of(job.ops->begin(), job.ops->end(),
                      [](const OpSpec& op) { return op.kind == OpKind::Cycles; });
 }
 
@@ -124,7 +124,7 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result, bool ahead) 
     wait_cycles(m_config.launch_overhead_cycles);
   // A fused kernel runs its ops back to back; each op's results are stored before the
   // next op starts (it may read them).
-  for (const OpSpec& op : job.ops)
+  for (const OpSpec& op : *job.ops)
     run_op(job, op, result);
   result.compute_ps = m_busy_ps - busy_before;
   result.memory_stall_ps = m_memory_stall_ps - stall_before;

@@ -38,7 +38,7 @@ public:
               DmaEngine& dma, Region sram_partition);
 
   /// Hands a job to the unit; `done` runs in the unit's thread when it finishes.
-  void start(const KernelJob& job, DoneCallback done);
+  void start(KernelJob job, DoneCallback done);
   bool busy() const { return m_job.has_value(); }
   int index() const { return m_index; }
   ICache& icache() { return m_icache; }

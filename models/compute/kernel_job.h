@@ -3,6 +3,7 @@
 #include "models/compute/op.h"
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace npu {
@@ -20,7 +21,8 @@ struct KernelJob {
   uint64_t binary_bytes = 0;
   uint64_t hot_loop_addr = 0; ///< code run once per tile (per iteration of `cycles`)
   uint64_t hot_loop_bytes = 0;
-  std::vector<OpSpec> ops;    ///< run in order (more than one: a fused kernel)
+  /// Run in order (more than one: a fused kernel); shared with the loaded kernel.
+  std::shared_ptr<const std::vector<OpSpec>> ops;
   uint32_t units = 1;         ///< units the kernel spans
   uint32_t share = 0;         ///< which of the `units` shares this unit runs (0-based)
   std::vector<Region> inputs; ///< operands, read cyclically

@@ -76,7 +76,14 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   delay = sc_core::SC_ZERO_TIME;
   const bool is_write = payload.is_write();
   const uint64_t access = m_config.spec.access_bytes;
-  Waiter waiter;
+  std::unique_ptr<Waiter> owned;
+  if (m_spare_waiters.empty()) {
+    owned = std::make_unique<Waiter>();
+  } else {
+    owned = std::move(m_spare_waiters.back());
+    m_spare_waiters.pop_back();
+  }
+  Waiter& waiter = *owned;
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
     if (!ch.can_accept(is_write)) {
@@ -103,6 +110,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   m_kick.notify(sc_core::SC_ZERO_TIME);
   while (waiter.remaining > 0)
     sc_core::wait(waiter.done);
+  m_spare_waiters.push_back(std::move(owned));
   if (is_write) {
     m_memory.write(addr, payload.get_data_ptr(), len);
     m_write_bytes += len;

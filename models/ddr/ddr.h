@@ -56,6 +56,8 @@ private:
   /// Request id -> its transaction. Ids are slots, reused once a request is done.
   std::vector<Waiter*> m_waiting;
   std::vector<uint32_t> m_free_ids;
+  /// Waiters of finished transactions, kept for reuse: an event is costly to build.
+  std::vector<std::unique_ptr<Waiter>> m_spare_waiters;
   uint64_t m_last_cycle = 0;   ///< cycle of the controllers' latest run
   uint32_t m_room_waiters = 0; ///< initiators blocked on a full queue
   sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up

@@ -207,9 +207,14 @@ void DramChannel::rebuild_candidates() {
     m_banks[v.bank].cand = -1;
   m_cands.clear();
   const Queue& q = active();
-  for (size_t i = 0; i < q.slots.size(); ++i)
-    if (q.slots[i].valid)
+  // Free slots are reused lowest first, so the valid ones cluster at the start.
+  uint32_t seen = 0;
+  for (size_t i = 0; i < q.slots.size() && seen < q.count; ++i) {
+    if (q.slots[i].valid) {
       offer(static_cast<int32_t>(i));
+      ++seen;
+    }
+  }
 }
 
 void DramChannel::fill_candidate(const CandView& v, uint64_t cycle, Candidate& out) const {

@@ -11,12 +11,15 @@ namespace {
 template <typename Better>
 std::vector<int> best_free(const std::vector<UnitView>& units, uint32_t count, Better better) {
   std::vector<const UnitView*> free;
+  free.reserve(units.size());
   for (const auto& u : units)
     if (u.free)
       free.push_back(&u);
-  std::stable_sort(free.begin(), free.end(),
-                   [&](const UnitView* a, const UnitView* b) { return better(*a, *b); });
+  // Every policy's order is total (ties end on the unit index): sort is deterministic.
+  std::sort(free.begin(), free.end(),
+            [&](const UnitView* a, const UnitView* b) { return better(*a, *b); });
   std::vector<int> out;
+  out.reserve(count);
   for (size_t i = 0; i < free.size() && out.size() < count; ++i)
     out.push_back(free[i]->index);
   return out;

@@ -163,7 +163,8 @@ void Scheduler::dispatch() {
     bool progress = advance_queues();
     uint32_t free_units =
         static_cast<uint32_t>(std::count(m_unit_free.begin(), m_unit_free.end(), true));
-    std::vector<DispatchCandidate> ready;
+    std::vector<DispatchCandidate>& ready = m_ready;
+    ready.clear();
     if (m_running.size() < m_config.max_running) {
       for (uint32_t q = 0; q < m_queues.size(); ++q) {
         const Queue& queue = m_queues[q];
@@ -200,7 +201,8 @@ void Scheduler::start_kernel(uint32_t q) {
   const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
   sc_core::wait(ps(m_config.dispatch_cycles * m_period_ps));
   const Descriptor& d = run.cmd.desc;
-  std::vector<UnitView> views;
+  std::vector<UnitView>& views = m_views;
+  views.clear();
   for (size_t i = 0; i < m_units.size(); ++i) {
     UnitView v;
     v.index = static_cast<int>(i);
@@ -238,12 +240,14 @@ void Scheduler::start_kernel(uint32_t q) {
     const int u = chosen[i];
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
-    m_units[static_cast<size_t>(u)]->start(
-        job, [this, id, u](const UnitResult& r) { unit_done(id, u, r); });
+    m_units[static_cast<size_t>(u)]->start(i + 1 < chosen.size() ? job : std::move(job),
+                                           [this, id](const UnitResult& r) { unit_done(id, r); });
   }
 }
 
-void Scheduler::unit_done(uint64_t run_id, int unit, const UnitResult& result) {
+void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
+  const int unit = result.unit;
+  sc_assert(m_units[static_cast<size_t>(unit)]->index() == unit);
   m_unit_free[static_cast<size_t>(unit)] = true;
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;

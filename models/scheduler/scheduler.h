@@ -35,7 +35,7 @@ public:
 
 /// A kernel as the device knows it after the module was loaded.
 struct DeviceKernel {
-  std::vector<OpSpec> ops;     ///< run in order in one launch
+  std::shared_ptr<const std::vector<OpSpec>> ops; ///< run in order in one launch
   uint64_t hot_loop_bytes = 0; ///< bytes at the end of the binary run once per tile
   Region workspace;            ///< operands when a launch passes no arguments
 };
@@ -111,7 +111,7 @@ private:
   /// Handles queue heads that need no unit (copies, events); true on progress.
   bool advance_queues();
   void start_kernel(uint32_t queue);
-  void unit_done(uint64_t run_id, int unit, const UnitResult& result);
+  void unit_done(uint64_t run_id, const UnitResult& result);
   void run_copy(Command cmd);
   void copy(const Command& cmd);
   /// Queues the completion record of a command that completed now (posted: the
@@ -136,6 +136,8 @@ private:
   uint64_t m_period_ps;
   std::vector<Queue> m_queues;
   std::vector<bool> m_unit_free;
+  std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
+  std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
   std::map<uint64_t, Running> m_running;
   std::map<uint64_t, uint64_t> m_event_records; ///< event id -> completed records
   uint64_t m_next_run = 0;

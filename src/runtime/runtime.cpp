@@ -68,10 +68,12 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   m_platform.ddr().storage().write(k.binary_addr - address_map::kDdrBase, code.data(), code.size());
   // Workspace for launches without arguments: operands stream through it.
   DeviceKernel dk;
-  dk.ops.push_back(desc.op);
-  dk.ops.insert(dk.ops.end(), desc.fused.begin(), desc.fused.end());
+  auto ops = std::make_shared<std::vector<OpSpec>>();
+  ops->push_back(desc.op);
+  ops->insert(ops->end(), desc.fused.begin(), desc.fused.end());
+  dk.ops = ops;
   uint64_t ws_bytes = 64;
-  for (const OpSpec& op : dk.ops) {
+  for (const OpSpec& op : *ops) {
     const OpWork work = op_work(op, m_platform.config().compute.array, desc.units);
     ws_bytes = std::max({ws_bytes, work.load_bytes, work.store_bytes});
   }
@@ -148,6 +150,10 @@ std::vector<LeakedBuffer> Runtime::live_buffers() const {
   for (auto& [id, leak] : by_id)
     out.push_back(std::move(leak));
   return out;
+}
+
+bool Runtime::stream_usable(Stream stream) const {
+  return stream.id < m_stream_names.size() && !m_stream_destroyed[stream.id];
 }
 
 void Runtime::check_stream(Stream stream, const std::string& what) const {
@@ -230,7 +236,8 @@ LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& ar
 
 void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
                             bool async) {
-  check_stream(stream, "launch of '" + loaded(kernel).desc.name + "'");
+  if (!stream_usable(stream)) // the message is built only when it is needed
+    check_stream(stream, "launch of '" + loaded(kernel).desc.name + "'");
   m_platform.host().launch(make_request(kernel, args, stream, async));
 }
 

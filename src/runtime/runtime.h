@@ -169,6 +169,7 @@ private:
   /// "buffer 'x' (4KiB of ddr at 0x...)".
   std::string describe(const Buffer& buffer) const;
   /// Throws unless `stream` exists and was not destroyed; `what` names the use.
+  bool stream_usable(Stream stream) const; ///< created and not destroyed
   void check_stream(Stream stream, const std::string& what) const;
   void check_event(Event event, const std::string& what) const;
   const LoadedKernel& loaded(Kernel kernel) const;

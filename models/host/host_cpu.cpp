@@ -76,7 +76,7 @@ void HostCpu::learn(uint64_t command_id) {
   --m_queue_outstanding[c.queue];
   --m_stream_outstanding[c.stream];
   if (c.launch_id >= 0)
-    m_log.at(static_cast<uint64_t>(c.launch_id)).t_ps[6] = to_ps(sc_core::sc_time_stamp());
+    m_log.close(static_cast<uint64_t>(c.launch_id), to_ps(sc_core::sc_time_stamp()));
 }
 
 void HostCpu::busy(uint64_t duration_ps) {

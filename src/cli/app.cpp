@@ -5,24 +5,62 @@
 #include "runtime/simulation.h"
 
 #include <CLI/CLI.hpp>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <iostream>
+#include <optional>
+#include <string>
+#include <vector>
+
+extern char** environ;
 
 namespace npu {
 
-int run_program(const RunOptions& options, const HostProgram& program) {
+int run_guarded(const std::function<int()>& command) {
   try {
+    return command();
+  } catch (const InputError& e) {
+    std::cerr << "npusim: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const SimulationError& e) {
+    std::cerr << "npusim: error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "npusim: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
+int run_program(const RunOptions& options, const HostProgram& program) {
+  return run_guarded([&] {
     const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
     if (program.check)
       program.check(config);
     Simulation sim(config);
+    // Launch records stream into launches.csv while the run lasts; only the compact
+    // table stays in memory.
+    std::optional<OutputDir> out;
+    if (!options.out_dir.empty()) {
+      out.emplace(options.out_dir);
+      std::ostream& csv = out->stream("launches.csv");
+      write_launches_csv_header(csv);
+      sim.stream_launches([&csv](const LaunchRecord& r) { write_launches_csv_row(csv, r); });
+    }
     RunReport report = sim.run(program.body);
     report.testbench_name = program.name;
     report.testbench_file = program.file;
-    if (!options.out_dir.empty())
-      write_output_dir(options.out_dir, report);
-    print_summary(std::cout, report);
+    const nlohmann::ordered_json document = to_json(report);
+    if (out) {
+      out->write("report.json", dump_report(document));
+      out->commit();
+    }
+    print_summary(std::cout, document, options.format);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.
       std::cerr << "npusim: warning: " << report.leaks.buffers << " buffer"
@@ -36,17 +74,77 @@ int run_program(const RunOptions& options, const HostProgram& program) {
         std::cerr << " and " << list.size() - kNamed << " more";
       std::cerr << "\n";
     }
+    if (options.plots && out)
+      return make_plots(out->path());
+    return static_cast<int>(kExitOk);
+  });
+}
+
+namespace {
+
+// The interpreter that has Debian's python3-matplotlib: NPUSIM_PYTHON, else the
+// system's python3, else the first python3 on PATH.
+std::string python_interpreter() {
+  if (const char* env = std::getenv("NPUSIM_PYTHON"); env != nullptr && *env != '\0')
+    return env;
+  if (::access("/usr/bin/python3", X_OK) == 0)
+    return "/usr/bin/python3";
+  return "python3";
+}
+
+// scripts/ of the source tree: NPUSIM_SCRIPTS, else the one npusim was built from.
+std::string scripts_dir() {
+  if (const char* env = std::getenv("NPUSIM_SCRIPTS"); env != nullptr && *env != '\0')
+    return env;
+  return NPU_SCRIPTS_DIR;
+}
+
+// Runs argv (argv[0] looked up in PATH) with stdout sent to stderr; its exit status,
+// or -1 when it could not run.
+int run_process(const std::vector<std::string>& args, bool quiet) {
+  std::vector<char*> argv;
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  } else {
+    posix_spawn_file_actions_adddup2(&actions, 2, 1); // keep stdout for the summary
+  }
+  std::cout.flush();
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0)
+    return -1;
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR)
+      return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+} // namespace
+
+int make_plots(const std::string& dir) {
+  const std::string python = python_interpreter();
+  if (run_process({python, "-c", "import matplotlib"}, true) != 0) {
+    std::cerr << "npusim: note: --plots needs Python 3 with matplotlib; install it with "
+                 "`apt-get install python3-matplotlib` (the report is in "
+              << dir << ")\n";
     return kExitOk;
-  } catch (const InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const SimulationError& e) {
-    std::cerr << "npusim: error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "npusim: internal error: " << e.what() << "\n";
+  }
+  const std::string script = scripts_dir() + "/plot_run.py";
+  const int status = run_process({python, script, dir}, false);
+  if (status != 0) {
+    std::cerr << "npusim: error: " << script << " failed (exit status " << status
+              << "); the report is in " << dir << "\n";
     return kExitInternal;
   }
+  return kExitOk;
 }
 
 int run_cpp_testbench(int argc, char** argv, const std::string& name,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "platform/platform_config.h"
+#include "report/report.h"
 #include "runtime/runtime.h"
 
 #include <CLI/CLI.hpp>
@@ -19,8 +20,10 @@ enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2 };
 /// What `npusim run` and C++ testbenches share: a config, overrides, an output dir.
 struct RunOptions {
   std::string config_path;
-  std::vector<std::string> overrides; ///< --set key.path=value
-  std::string out_dir;                ///< empty: no files
+  std::vector<std::string> overrides;         ///< --set key.path=value
+  std::string out_dir;                        ///< empty: no files
+  SummaryFormat format = SummaryFormat::Text; ///< of the summary on stdout
+  bool plots = false;                         ///< PNG plots into out_dir after the run
 };
 
 /// A host program and what it needs from the hardware.
@@ -32,10 +35,19 @@ struct HostProgram {
   std::function<void(const PlatformConfig&)> check;
 };
 
+/// Runs one command; prints an InputError or a SimulationError as one "npusim: ..." line
+/// and returns 2, and any other exception as an internal error (1).
+int run_guarded(const std::function<int()>& command);
+
 /// Loads the config, runs the program, prints the summary, writes the output
 /// directory. Prints one "npusim: error: ..." line and returns 2 on bad input or
 /// a workload that cannot finish, 1 on internal errors.
 int run_program(const RunOptions& options, const HostProgram& program);
+
+/// Runs scripts/plot_run.py on an output directory (timeline, phase breakdown, phase
+/// histograms as PNG). Without python3-matplotlib it says how to install it and returns
+/// 0; a failing script returns 1.
+int make_plots(const std::string& dir);
 
 /// Adds --config, --set and --out to a C++ testbench's command line, then runs it.
 /// `add_options` may register the testbench's own options before parsing.

@@ -1,6 +1,7 @@
 // npusim: the command-line front end.
 #include "cli/app.h"
 #include "cli/membench.h"
+#include "cli/report_commands.h"
 #include "common/error.h"
 #include "config/node.h"
 #include "testbench/testbench.h"
@@ -43,8 +44,24 @@ int sc_main(int argc, char* argv[]) {
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
-      ->type_name("DIR");
+  CLI::Option* out =
+      run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
+          ->type_name("DIR");
+  std::string format = "text";
+  const auto format_names = CLI::IsMember({"text", "json", "csv"});
+  run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);
+  run->add_flag("--plots", options.plots, "also write PNG plots into the --out DIR")->needs(out);
+
+  std::string report_dir;
+  CLI::App* report = app.add_subcommand("report", "print the summary of a run's --out DIR again");
+  report->add_option("dir", report_dir, "output directory of npusim run")->required();
+  report->add_option("--format", format, "text, json or csv")->check(format_names);
+
+  std::string diff_a, diff_b;
+  CLI::App* diff = app.add_subcommand(
+      "diff", "compare two runs' --out directories phase by phase and block by block");
+  diff->add_option("dir_a", diff_a, "output directory of the first run")->required();
+  diff->add_option("dir_b", diff_b, "output directory of the second run")->required();
 
   std::vector<std::string> files;
   CLI::App* validate =
@@ -80,6 +97,11 @@ int sc_main(int argc, char* argv[]) {
 
   if (*membench)
     return npu::run_membench(bench);
+  options.format = npu::parse_summary_format(format);
+  if (*report)
+    return npu::run_report(report_dir, options.format);
+  if (*diff)
+    return npu::run_diff(diff_a, diff_b);
 
   if (*validate) {
     bool ok = true;

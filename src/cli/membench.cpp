@@ -185,7 +185,7 @@ MembenchResult run_membench_engine(const DdrConfig& config,
 }
 
 int run_membench(const MembenchOptions& options) {
-  try {
+  return run_guarded([&] {
     if (options.pattern.empty() == options.trace_path.empty())
       throw InputError("membench needs either --pattern with --requests, or --trace");
     if (!options.pattern.empty() && options.requests == 0)
@@ -216,14 +216,8 @@ int run_membench(const MembenchOptions& options) {
     j["wall_s"] = r.wall_s;
     j["requests_per_wall_s"] = r.requests_per_wall_s;
     std::cout << j.dump(2) << "\n";
-    return kExitOk;
-  } catch (const InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const std::exception& e) {
-    std::cerr << "npusim: internal error: " << e.what() << "\n";
-    return kExitInternal;
-  }
+    return static_cast<int>(kExitOk);
+  });
 }
 
 } // namespace npu

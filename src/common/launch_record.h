@@ -11,13 +11,7 @@ namespace npu {
 ///  t2 doorbell accepted by the device  t3 compute unit(s) assigned
 ///  t4 instructions resident            t5 kernel finished
 ///  t6 host learns of completion
-struct LaunchRecord {
-  uint64_t launch_id = 0;
-  std::string kernel;
-  std::string stream;
-  int unit = -1;      ///< critical (last finishing) unit
-  uint32_t units = 1; ///< units the kernel ran on
-  bool async = false;
+struct LaunchTimes {
   std::array<uint64_t, 7> t_ps{};
   uint64_t schedule_dispatch_ps = 0; ///< scheduler's own work inside t3 - t2
   uint64_t ifetch_stall_ps = 0;      ///< instruction-fetch stalls inside execute
@@ -30,6 +24,16 @@ struct LaunchRecord {
   uint64_t execute_ps() const { return t_ps[5] - t_ps[4]; }
   uint64_t complete_ps() const { return t_ps[6] - t_ps[5]; }
   uint64_t total_ps() const { return t_ps[6] - t_ps[0]; }
+};
+
+/// One launch: its timestamps and what ran where.
+struct LaunchRecord : LaunchTimes {
+  uint64_t launch_id = 0;
+  std::string kernel;
+  std::string stream;
+  int unit = -1;      ///< critical (last finishing) unit
+  uint32_t units = 1; ///< units the kernel ran on
+  bool async = false;
 };
 
 } // namespace npu

@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <ostream>
-#include <unordered_map>
 
 namespace npu {
 
@@ -15,16 +14,28 @@ using report_detail::ps_to_ns;
 
 namespace report_detail {
 
-std::vector<KernelLaunches> group_by_kernel(const std::vector<LaunchRecord>& launches) {
-  std::vector<KernelLaunches> groups;
-  std::unordered_map<std::string, size_t> index_of;
-  for (const auto& record : launches) {
-    const auto [it, inserted] = index_of.try_emplace(record.kernel, groups.size());
-    if (inserted)
-      groups.push_back({record.kernel, {}});
-    groups[it->second].launches.push_back(&record);
-  }
+std::vector<KernelLaunches> group_by_kernel(const LaunchTable& table) {
+  // Kernel indices are in order of first launch already.
+  std::vector<KernelLaunches> groups(table.kernels().size());
+  for (size_t k = 0; k < groups.size(); ++k)
+    groups[k].kernel = static_cast<uint32_t>(k);
+  for (size_t i = 0; i < table.size(); ++i)
+    groups[table.rows()[i].kernel].launches.push_back(static_cast<uint32_t>(i));
   return groups;
+}
+
+// RFC 4180: quote a field that holds a separator, a quote or a line break.
+std::string csv_field(const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos)
+    return field;
+  std::string quoted = "\"";
+  for (const char c : field) {
+    if (c == '"')
+      quoted += '"';
+    quoted += c;
+  }
+  quoted += '"';
+  return quoted;
 }
 
 std::optional<int64_t> exact_integer(double value) {
@@ -65,18 +76,66 @@ nlohmann::ordered_json stat_value_json(double value) {
   return value;
 }
 
-// RFC 4180: quote a field that holds a separator, a quote or a line break.
-std::string csv_field(const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos)
-    return field;
-  std::string quoted = "\"";
-  for (const char c : field) {
-    if (c == '"')
-      quoted += '"';
-    quoted += c;
+// {<category>_ns..., total_ns}: parts of simulated time in TimeCategory order.
+nlohmann::ordered_json breakdown_json(const TimeBreakdown& parts) {
+  nlohmann::ordered_json j;
+  uint64_t total_ps = 0;
+  for (size_t c = 0; c < parts.size(); ++c) {
+    j[std::string(category_name(static_cast<TimeCategory>(c))) + "_ns"] = ps_to_ns(parts[c]);
+    total_ps += parts[c];
   }
-  quoted += '"';
-  return quoted;
+  j["total_ns"] = ps_to_ns(total_ps);
+  return j;
+}
+
+double stat_or_zero(const nlohmann::ordered_json& block, const char* name) {
+  const auto it = block.find(name);
+  return it != block.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// How busy each block was, from its statistics: ratios of simulated time (no unit
+// suffix), bandwidths (_gbps) and times (_ns).
+nlohmann::ordered_json utilisation_json(const nlohmann::ordered_json& blocks,
+                                        uint64_t simulated_ps) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  const double simulated_ns = ps_to_ns(simulated_ps);
+  const auto share = [&](double ns) { return simulated_ns > 0 ? ns / simulated_ns : 0.0; };
+  const auto starts = [](const std::string& name, const char* prefix) {
+    return name.rfind(prefix, 0) == 0;
+  };
+  for (const auto& [name, b] : blocks.items()) {
+    nlohmann::ordered_json u;
+    if (starts(name, "compute.unit")) {
+      u["busy"] = share(stat_or_zero(b, "busy_ns"));
+      u["stalled"] = share(stat_or_zero(b, "stalled_on_memory_ns") +
+                           stat_or_zero(b, "stalled_on_instructions_ns"));
+      u["idle"] = share(stat_or_zero(b, "idle_ns"));
+      u["mac_utilization"] = stat_or_zero(b, "mac_utilization");
+    } else if (name == "dma") {
+      u["busy"] = stat_or_zero(b, "utilization");
+      u["achieved_gbps"] = stat_or_zero(b, "achieved_gbps");
+    } else if (name == "ddr") {
+      u["data_bus_busy"] = stat_or_zero(b, "utilization");
+      u["bandwidth_gbps"] = stat_or_zero(b, "bandwidth_gbps");
+      u["peak_gbps"] = stat_or_zero(b, "peak_gbps");
+    } else if (name == "sram") {
+      u["port_busy"] = stat_or_zero(b, "utilization");
+    } else if (name == "icache") {
+      u["hit_rate"] = stat_or_zero(b, "hit_rate");
+      u["fetch_stall_ns"] = stat_or_zero(b, "fetch_stall_ns");
+    } else if (name == "icache.l2") {
+      u["hit_rate"] = stat_or_zero(b, "hit_rate");
+    } else if (starts(name, "scheduler.queue")) {
+      u["occupancy"] = stat_or_zero(b, "occupancy");
+      u["mean_depth"] = stat_or_zero(b, "mean_depth");
+    } else if (b.contains("utilization")) {
+      u["busy"] = stat_or_zero(b, "utilization");
+    } else {
+      continue;
+    }
+    out[name] = std::move(u);
+  }
+  return out;
 }
 
 } // namespace
@@ -116,17 +175,22 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 
   // Sub-objects are built apart and moved in: ordered_json keeps members in a vector,
   // so a reference into `j` dies when the next key is added.
+  LaunchTable built;
+  if (report.table.empty() && !report.launches.empty())
+    built = make_launch_table(report.launches);
+  const LaunchTable& table = report.table.empty() ? built : report.table;
+
   nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
-  for (const auto& group : report_detail::group_by_kernel(report.launches)) {
+  for (const auto& group : report_detail::group_by_kernel(table)) {
     nlohmann::ordered_json kernel;
     kernel["launches"] = group.launches.size();
     std::vector<uint64_t> values_ps(group.launches.size());
     for (const auto& phase : report_detail::k_json_phases) {
       std::transform(group.launches.begin(), group.launches.end(), values_ps.begin(),
-                     [&](const LaunchRecord* r) { return phase.duration_ps(*r); });
+                     [&](uint32_t i) { return phase.duration_ps(table.rows()[i]); });
       kernel[phase.name] = distribution_json(summarize(values_ps));
     }
-    kernels[group.kernel] = std::move(kernel);
+    kernels[table.kernels()[group.kernel]] = std::move(kernel);
   }
   j["kernels"] = std::move(kernels);
 
@@ -174,28 +238,48 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 
   nlohmann::ordered_json sim;
   sim["simulated_ns"] = ps_to_ns(report.simulated_ps);
-  sim["launches"] = report.launches.size();
+  sim["launches"] = table.size();
   sim["wall_s"] = report.wall_s;
   j["sim"] = std::move(sim);
+
+  j["breakdown"] = breakdown_json(breakdown(table, report.simulated_ps));
+  const CriticalPath path = critical_path(table, report.simulated_ps, report.sync_call_ps);
+  nlohmann::ordered_json critical = breakdown_json(path.ps);
+  critical["launches"] = path.launches;
+  critical["host_gaps"] = path.host_gaps;
+  nlohmann::ordered_json path_kernels = nlohmann::ordered_json::array();
+  for (const PathKernel& k : path.kernels)
+    path_kernels.push_back(
+        {{"kernel", k.kernel}, {"launches", k.launches}, {"ns", ps_to_ns(k.ps)}});
+  critical["kernels"] = std::move(path_kernels);
+  j["critical_path"] = std::move(critical);
+  j["utilisation"] = utilisation_json(j["blocks"], report.simulated_ps);
   return j;
 }
 
-void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {
+void write_launches_csv_header(std::ostream& out) {
   out << "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,"
          "prepare_ns,submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,"
          "complete_ns,execute_ifetch_stall_ns\n";
-  std::string row;
-  for (const auto& r : launches) {
-    row = fmt::format("{},{},{},{}", r.launch_id, csv_field(r.kernel), csv_field(r.stream), r.unit);
-    for (const uint64_t t : r.t_ps)
-      row += "," + format_ns(t);
-    for (const uint64_t phase_ps :
-         {r.prepare_ps(), r.submit_ps(), r.schedule_wait_ps(), r.schedule_dispatch_ps, r.iload_ps(),
-          r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps})
-      row += "," + format_ns(phase_ps);
-    row += '\n';
-    out << row;
-  }
+}
+
+void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
+  std::string row = fmt::format("{},{},{},{}", r.launch_id, report_detail::csv_field(r.kernel),
+                                report_detail::csv_field(r.stream), r.unit);
+  for (const uint64_t t : r.t_ps)
+    row += "," + format_ns(t);
+  for (const uint64_t phase_ps :
+       {r.prepare_ps(), r.submit_ps(), r.schedule_wait_ps(), r.schedule_dispatch_ps, r.iload_ps(),
+        r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps})
+    row += "," + format_ns(phase_ps);
+  row += '\n';
+  out << row;
+}
+
+void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {
+  write_launches_csv_header(out);
+  for (const auto& r : launches)
+    write_launches_csv_row(out, r);
 }
 
 } // namespace npu

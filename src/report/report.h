@@ -2,12 +2,16 @@
 
 #include "common/launch_record.h"
 #include "common/stats.h"
+#include "report/analysis.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <iosfwd>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace npu {
@@ -44,12 +48,14 @@ struct RunReport {
   std::string config_name;
   std::string testbench_name;
   nlohmann::ordered_json effective_config; ///< config after extends, --set and defaults
-  std::vector<LaunchRecord> launches;      ///< in launch_id order
+  std::vector<LaunchRecord> launches;      ///< in launch_id order (empty when streamed)
+  LaunchTable table; ///< every launch, compactly; built from `launches` when empty
   HostTime host;
   std::vector<StatGroup> blocks; ///< statistics per block, in platform order
   std::vector<EventMeasurement> events;
   Leaks leaks;
   uint64_t simulated_ps = 0;
+  uint64_t sync_call_ps = 0; ///< host.sync_call: how soon after a completion a sync returns
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };
 
@@ -74,14 +80,58 @@ nlohmann::ordered_json to_json(const RunReport& report);
 
 /// launches.csv: header line then one row per launch (columns fixed by the CLI contract).
 void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches);
+/// The header line of launches.csv, and one row.
+void write_launches_csv_header(std::ostream& out);
+void write_launches_csv_row(std::ostream& out, const LaunchRecord& record);
+
+/// How the summary is printed: text for people, json (the report document), csv.
+enum class SummaryFormat { Text, Json, Csv };
+/// "text", "json" or "csv" (the --format spellings).
+SummaryFormat parse_summary_format(const std::string& name);
 
 /// Human-readable summary that fits in 80 columns.
 void print_summary(std::ostream& out, const RunReport& report);
+/// The summary of a report document (what to_json() returns, or a report.json read
+/// back) in `format`. The same document always gives the same bytes.
+void print_summary(std::ostream& out, const nlohmann::ordered_json& report,
+                   SummaryFormat format = SummaryFormat::Text);
 
-/// Writes DIR/report.json and DIR/launches.csv atomically: every file is written
-/// under a temporary name and renamed into place only when all were written;
-/// DIR is created only then. Throws std::runtime_error on I/O failure and leaves
-/// no partial file behind.
+/// An output directory written atomically: files are written into a fresh temporary
+/// sibling of DIR (while a run lasts, when streamed) and renamed into place only by
+/// commit(); DIR is created only then. Without commit(), the destructor removes
+/// everything written. Errors throw std::runtime_error.
+class OutputDir {
+public:
+  explicit OutputDir(const std::string& dir);
+  ~OutputDir();
+  OutputDir(const OutputDir&) = delete;
+  OutputDir& operator=(const OutputDir&) = delete;
+
+  /// A file of the directory to stream into until commit().
+  std::ostream& stream(const std::string& name);
+  /// A whole file of the directory.
+  void write(const std::string& name, const std::string& content);
+  /// Syncs every file and renames them into DIR.
+  void commit();
+  /// The directory's final path.
+  const std::string& path() const { return m_dir; }
+
+private:
+  std::string m_dir;
+  std::string m_temp;
+  std::vector<std::string> m_names; ///< files in m_temp, in order
+  std::vector<std::pair<std::string, std::unique_ptr<std::ofstream>>> m_streams;
+  bool m_committed = false;
+};
+
+/// j[key] when `j` is an object that has it, else an empty object; never throws.
+const nlohmann::ordered_json& json_member(const nlohmann::ordered_json& j, const std::string& key);
+
+/// report.json as written to disk: to_json() pretty-printed, then a newline.
+std::string dump_report(const nlohmann::ordered_json& report);
+
+/// Writes DIR/report.json and DIR/launches.csv atomically (see OutputDir). Everything is
+/// rendered first, so a failure there touches no file.
 void write_output_dir(const std::string& dir, const RunReport& report);
 
 } // namespace npu

@@ -2,6 +2,7 @@
 // Internal to npu_report: helpers shared by the JSON and text reports.
 
 #include "common/launch_record.h"
+#include "report/analysis.h"
 
 #include <array>
 #include <cstdint>
@@ -14,32 +15,32 @@ namespace npu::report_detail {
 /// One reported phase of a launch: its name and how to read it, in picoseconds.
 struct Phase {
   const char* name;
-  uint64_t (*duration_ps)(const LaunchRecord&);
+  uint64_t (*duration_ps)(const LaunchTimes&);
 };
 
 /// Every phase in the JSON report, in report order.
 inline constexpr std::array<Phase, 10> k_json_phases{{
-    {"prepare", [](const LaunchRecord& r) { return r.prepare_ps(); }},
-    {"submit", [](const LaunchRecord& r) { return r.submit_ps(); }},
-    {"schedule", [](const LaunchRecord& r) { return r.schedule_ps(); }},
-    {"schedule_wait", [](const LaunchRecord& r) { return r.schedule_wait_ps(); }},
-    {"schedule_dispatch", [](const LaunchRecord& r) { return r.schedule_dispatch_ps; }},
-    {"iload", [](const LaunchRecord& r) { return r.iload_ps(); }},
-    {"execute", [](const LaunchRecord& r) { return r.execute_ps(); }},
-    {"execute_ifetch_stall", [](const LaunchRecord& r) { return r.ifetch_stall_ps; }},
-    {"complete", [](const LaunchRecord& r) { return r.complete_ps(); }},
-    {"total", [](const LaunchRecord& r) { return r.total_ps(); }},
+    {"prepare", [](const LaunchTimes& r) { return r.prepare_ps(); }},
+    {"submit", [](const LaunchTimes& r) { return r.submit_ps(); }},
+    {"schedule", [](const LaunchTimes& r) { return r.schedule_ps(); }},
+    {"schedule_wait", [](const LaunchTimes& r) { return r.schedule_wait_ps(); }},
+    {"schedule_dispatch", [](const LaunchTimes& r) { return r.schedule_dispatch_ps; }},
+    {"iload", [](const LaunchTimes& r) { return r.iload_ps(); }},
+    {"execute", [](const LaunchTimes& r) { return r.execute_ps(); }},
+    {"execute_ifetch_stall", [](const LaunchTimes& r) { return r.ifetch_stall_ps; }},
+    {"complete", [](const LaunchTimes& r) { return r.complete_ps(); }},
+    {"total", [](const LaunchTimes& r) { return r.total_ps(); }},
 }};
 
 /// The phases of the text summary: the ones that add up to total, then total.
 inline constexpr std::array<Phase, 7> k_summary_phases{{
-    {"prepare", [](const LaunchRecord& r) { return r.prepare_ps(); }},
-    {"submit", [](const LaunchRecord& r) { return r.submit_ps(); }},
-    {"schedule", [](const LaunchRecord& r) { return r.schedule_ps(); }},
-    {"iload", [](const LaunchRecord& r) { return r.iload_ps(); }},
-    {"execute", [](const LaunchRecord& r) { return r.execute_ps(); }},
-    {"complete", [](const LaunchRecord& r) { return r.complete_ps(); }},
-    {"total", [](const LaunchRecord& r) { return r.total_ps(); }},
+    {"prepare", [](const LaunchTimes& r) { return r.prepare_ps(); }},
+    {"submit", [](const LaunchTimes& r) { return r.submit_ps(); }},
+    {"schedule", [](const LaunchTimes& r) { return r.schedule_ps(); }},
+    {"iload", [](const LaunchTimes& r) { return r.iload_ps(); }},
+    {"execute", [](const LaunchTimes& r) { return r.execute_ps(); }},
+    {"complete", [](const LaunchTimes& r) { return r.complete_ps(); }},
+    {"total", [](const LaunchTimes& r) { return r.total_ps(); }},
 }};
 
 /// Picoseconds as nanoseconds; the nearest double to the exact 3-decimal value, so
@@ -48,14 +49,17 @@ inline double ps_to_ns(uint64_t ps) {
   return static_cast<double>(ps) / 1000.0;
 }
 
-/// The launches of one kernel, in launch order.
+/// The launches of one kernel (indices into a LaunchTable's rows), in launch order.
 struct KernelLaunches {
-  std::string kernel;
-  std::vector<const LaunchRecord*> launches;
+  uint32_t kernel = 0; ///< index into LaunchTable::kernels()
+  std::vector<uint32_t> launches;
 };
 
 /// Launches grouped by kernel; kernels in order of their first launch.
-std::vector<KernelLaunches> group_by_kernel(const std::vector<LaunchRecord>& launches);
+std::vector<KernelLaunches> group_by_kernel(const LaunchTable& table);
+
+/// A CSV field, quoted per RFC 4180 when it holds a separator, a quote or a line break.
+std::string csv_field(const std::string& field);
 
 /// The value as an integer when it is one and a double holds it exactly (|v| < 2^53),
 /// so that counters print as "256" rather than "256.0".

@@ -4,7 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <ostream>
+#include <stdexcept>
+#include <utility>
 
 namespace npu {
 
@@ -50,18 +54,6 @@ double percent_of(uint64_t part_ps, uint64_t whole_ps) {
   return whole_ps == 0 ? 0.0 : 100.0 * static_cast<double>(part_ps) / static_cast<double>(whole_ps);
 }
 
-std::string format_stat(const Stat& stat) {
-  std::string text = stat.name + " = ";
-  if (const auto integer = report_detail::exact_integer(stat.value))
-    text += std::to_string(*integer);
-  else
-    text += fmt::format("{:.6g}", stat.value);
-  // A bare number already reads as a count.
-  if (!stat.unit.empty() && stat.unit != "count")
-    text += " " + stat.unit;
-  return text;
-}
-
 // Greedy word wrap of `items` joined by ", " into lines of at most k_width columns,
 // each starting with `indent`; an item too long for a line of its own is split.
 void print_wrapped(std::ostream& out, const std::vector<std::string>& items,
@@ -88,96 +80,345 @@ void print_wrapped(std::ostream& out, const std::vector<std::string>& items,
   flush();
 }
 
-void print_kernel(std::ostream& out, const report_detail::KernelLaunches& group) {
-  std::vector<Distribution> rows;
-  std::vector<uint64_t> values_ps(group.launches.size());
-  for (const auto& phase : report_detail::k_summary_phases) {
-    std::transform(group.launches.begin(), group.launches.end(), values_ps.begin(),
-                   [&](const LaunchRecord* r) { return phase.duration_ps(*r); });
-    rows.push_back(summarize(values_ps));
-  }
+using Json = nlohmann::ordered_json;
+
+double number(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// Nanoseconds of the report back to the picoseconds they were made from.
+uint64_t ps_of(double ns) {
+  return ns > 0 ? static_cast<uint64_t>(std::llround(ns * 1000.0)) : 0;
+}
+
+uint64_t ps_at(const Json& j, const char* key) {
+  return ps_of(number(j, key));
+}
+
+void print_kernel(std::ostream& out, const std::string& name, const Json& kernel) {
   double max_ns = 0;
-  for (const auto& row : rows)
-    max_ns = std::max(max_ns, row.max_ns);
+  for (const auto& phase : report_detail::k_summary_phases)
+    max_ns = std::max(max_ns, number(json_member(kernel, phase.name), "max_ns"));
   const TimeScale scale = scale_for(max_ns);
 
-  const std::string title = fmt::format(": {} launch{}, times in {}", group.launches.size(),
-                                        group.launches.size() == 1 ? "" : "es", scale.name);
-  out << "kernel " << elide(group.kernel, k_width - 7 - title.size()) << title << '\n';
+  const auto launches = kernel.value("launches", uint64_t{0});
+  const std::string title =
+      fmt::format(": {} launch{}, times in {}", launches, launches == 1 ? "" : "es", scale.name);
+  out << "kernel " << elide(name, k_width - 7 - title.size()) << title << '\n';
   out << fmt::format("  {:<10}{:>13}{:>13}{:>13}{:>13}\n", "phase", "mean", "p50", "p99", "max");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const auto& d = rows[i];
-    const double k = scale.ns_per_unit;
-    out << fmt::format("  {:<10}{:>13.3f}{:>13.3f}{:>13.3f}{:>13.3f}\n",
-                       report_detail::k_summary_phases[i].name, d.mean_ns / k, d.p50_ns / k,
-                       d.p99_ns / k, d.max_ns / k);
+  const double k = scale.ns_per_unit;
+  for (const auto& phase : report_detail::k_summary_phases) {
+    const Json& d = json_member(kernel, phase.name);
+    out << fmt::format("  {:<10}{:>13.3f}{:>13.3f}{:>13.3f}{:>13.3f}\n", phase.name,
+                       number(d, "mean_ns") / k, number(d, "p50_ns") / k, number(d, "p99_ns") / k,
+                       number(d, "max_ns") / k);
   }
 }
 
-void print_host(std::ostream& out, const RunReport& report) {
-  const HostTime& host = report.host;
-  const uint64_t max_ps =
-      std::max({report.simulated_ps, host.busy_ps, host.blocked_ps, host.idle_ps});
+void print_host(std::ostream& out, const Json& host, uint64_t simulated_ps) {
+  const uint64_t busy_ps = ps_at(host, "busy_ns");
+  const uint64_t blocked_ps = ps_at(host, "blocked_ns");
+  const uint64_t idle_ps = ps_at(host, "idle_ns");
+  const uint64_t max_ps = std::max({simulated_ps, busy_ps, blocked_ps, idle_ps});
   const TimeScale scale = scale_for(ps_to_ns(max_ps));
   out << "host time (share of simulated time)\n";
   const std::pair<const char*, uint64_t> rows[] = {
-      {"busy", host.busy_ps}, {"blocked", host.blocked_ps}, {"idle", host.idle_ps}};
+      {"busy", busy_ps}, {"blocked", blocked_ps}, {"idle", idle_ps}};
   for (const auto& [name, ps] : rows)
     out << fmt::format("  {:<10}{:>20}  {:>6.1f}%\n", name, format_time(ps_to_ns(ps), scale),
-                       percent_of(ps, report.simulated_ps));
-  if (report.leaks.buffers > 0)
-    out << fmt::format("  leaked: {} buffer{} ({} bytes) not freed\n", report.leaks.buffers,
-                       report.leaks.buffers == 1 ? "" : "s", report.leaks.bytes);
+                       percent_of(ps, simulated_ps));
+  const auto leaked = host.value("leaked_buffers", uint64_t{0});
+  if (leaked > 0)
+    out << fmt::format("  leaked: {} buffer{} ({} bytes) not freed\n", leaked,
+                       leaked == 1 ? "" : "s", host.value("leaked_bytes", uint64_t{0}));
 }
 
-void print_events(std::ostream& out, const std::vector<EventMeasurement>& events) {
-  if (events.empty())
+// The rows of the breakdown and critical path tables: report key, label.
+constexpr std::array<std::pair<const char*, const char*>, 6> k_time_rows{{
+    {"execute_ns", "execute"},
+    {"iload_ns", "iload"},
+    {"schedule_ns", "schedule"},
+    {"complete_ns", "complete"},
+    {"host_launch_ns", "host launch"},
+    {"device_idle_ns", "device idle"},
+}};
+
+void print_time_went(std::ostream& out, const Json& report, uint64_t simulated_ps) {
+  if (!report.contains("breakdown"))
     return;
-  out << "\nevents measured by the host program\n";
-  for (const EventMeasurement& m : events) {
-    const std::string what =
-        m.is_query() ? "query " + m.start : "elapsed " + m.start + " -> " + m.end;
-    const std::string value =
-        m.is_query() ? (m.elapsed_ps ? "complete" : "not complete")
-                     : fmt::format("{:.3f} us", static_cast<double>(m.elapsed_ps) / 1e6);
-    out << fmt::format("  {:<20} {:<38} {:>16}\n", elide(m.label, 20), elide(what, 38), value);
+  const Json& run = report["breakdown"];
+  const Json& path = json_member(report, "critical_path");
+  const TimeScale scale = scale_for(ps_to_ns(simulated_ps));
+  out << fmt::format("\nwhere the time went, in {}\n", scale.name);
+  out << fmt::format("  {:<14}{:>16}{:>8}{:>18}{:>8}\n", "", "whole run", "share", "critical path",
+                     "share");
+  const auto row = [&](const char* label, uint64_t run_ps, uint64_t path_ps) {
+    out << fmt::format("  {:<14}{:>16.3f}{:>7.1f}%{:>18.3f}{:>7.1f}%\n", label,
+                       ps_to_ns(run_ps) / scale.ns_per_unit, percent_of(run_ps, simulated_ps),
+                       ps_to_ns(path_ps) / scale.ns_per_unit, percent_of(path_ps, simulated_ps));
+  };
+  for (const auto& [key, label] : k_time_rows)
+    row(label, ps_at(run, key), ps_at(path, key));
+  row("total", ps_at(run, "total_ns"), ps_at(path, "total_ns"));
+  if (path.empty())
+    return;
+  const auto launches = path.value("launches", uint64_t{0});
+  const auto gaps = path.value("host_gaps", uint64_t{0});
+  out << fmt::format("  critical path: {} launch{}, {} host interval{}\n", launches,
+                     launches == 1 ? "" : "es", gaps, gaps == 1 ? "" : "s");
+  constexpr size_t k_top = 5;
+  const Json& kernels = json_member(path, "kernels");
+  for (size_t i = 0; i < std::min(kernels.size(), k_top); ++i) {
+    const Json& k = kernels[i];
+    const auto n = k.value("launches", uint64_t{0});
+    const uint64_t ps = ps_at(k, "ns");
+    const std::string count = fmt::format("{} launch{}", n, n == 1 ? "" : "es");
+    out << fmt::format("    {:<32} {:>14}{:>18.3f}{:>7.1f}%\n",
+                       elide(k.value("kernel", std::string()), 32), count,
+                       ps_to_ns(ps) / scale.ns_per_unit, percent_of(ps, simulated_ps));
+  }
+  if (kernels.size() > k_top)
+    out << fmt::format("    ... and {} more kernel{}\n", kernels.size() - k_top,
+                       kernels.size() - k_top == 1 ? "" : "s");
+}
+
+// "hit rate 94.1%", "achieved 10.40 GB/s", "fetch stall 1.234 us", "mean depth 0.52".
+std::string utilisation_item(const std::string& key, double value) {
+  const auto ends = [&](const char* suffix) {
+    const std::string s(suffix);
+    return key.size() > s.size() && key.compare(key.size() - s.size(), s.size(), s) == 0;
+  };
+  std::string label = key;
+  std::string text;
+  if (ends("_gbps")) {
+    label = key.substr(0, key.size() - 5);
+    text = fmt::format("{:.2f} GB/s", value);
+  } else if (ends("_ns")) {
+    label = key.substr(0, key.size() - 3);
+    text = format_time(value, scale_for(value));
+  } else if (ends("_depth")) {
+    text = fmt::format("{:.2f}", value);
+  } else {
+    text = fmt::format("{:.1f}%", 100.0 * value);
+  }
+  std::replace(label.begin(), label.end(), '_', ' ');
+  return label + " " + text;
+}
+
+void print_utilisation(std::ostream& out, const Json& report) {
+  const Json& blocks = json_member(report, "utilisation");
+  if (blocks.empty())
+    return;
+  out << "\nutilisation (share of simulated time)\n";
+  constexpr size_t k_name = 18;
+  const std::string indent(2 + k_name, ' ');
+  for (const auto& [block, values] : blocks.items()) {
+    std::string line = "  " + fmt::format("{:<{}}", elide(block, k_name - 1), k_name);
+    bool first = true;
+    size_t i = 0;
+    for (const auto& [key, value] : values.items()) {
+      const std::string item = utilisation_item(key, value.is_number() ? value.get<double>() : 0) +
+                               (++i < values.size() ? "," : "");
+      if (!first && line.size() + 1 + item.size() > k_width) {
+        out << line << '\n';
+        line = indent;
+        first = true;
+      }
+      line += (first ? "" : " ") + item;
+      first = false;
+    }
+    out << line << '\n';
   }
 }
 
-void print_blocks(std::ostream& out, const std::vector<StatGroup>& blocks) {
+void print_events(std::ostream& out, const Json& events) {
+  if (events.empty())
+    return;
+  out << "\nevents measured by the host program\n";
+  for (const Json& m : events) {
+    const bool query = m.contains("event");
+    const std::string label = m.value("label", std::string());
+    const std::string what = query ? "query " + m.value("event", std::string())
+                                   : "elapsed " + m.value("start", std::string()) + " -> " +
+                                         m.value("end", std::string());
+    const std::string value =
+        query ? (m.value("complete", false) ? "complete" : "not complete")
+              : fmt::format("{:.3f} us", std::round(number(m, "elapsed_ns") * 1000.0) / 1e6);
+    out << fmt::format("  {:<20} {:<38} {:>16}\n", elide(label, 20), elide(what, 38), value);
+  }
+}
+
+std::string format_stat(const std::string& name, const Json& value, const std::string& unit) {
+  std::string text = name + " = ";
+  if (value.is_number_integer())
+    text += value.dump();
+  else if (value.is_number())
+    text += fmt::format("{:.6g}", value.get<double>());
+  else
+    text += "nan";
+  // A bare number already reads as a count.
+  if (!unit.empty() && unit != "count")
+    text += " " + unit;
+  return text;
+}
+
+void print_blocks(std::ostream& out, const Json& report) {
+  const Json& blocks = json_member(report, "blocks");
   if (blocks.empty())
     return;
+  const Json& units = json_member(report, "stat_units");
   out << "\nstatistics\n";
-  for (const auto& group : blocks) {
-    out << "  " << elide(group.block, k_width - 2) << '\n';
+  for (const auto& [block, stats] : blocks.items()) {
+    out << "  " << elide(block, k_width - 2) << '\n';
     std::vector<std::string> items;
-    items.reserve(group.stats.size());
-    for (const auto& stat : group.stats)
-      items.push_back(format_stat(stat));
+    items.reserve(stats.size());
+    for (const auto& [name, value] : stats.items()) {
+      const Json& unit = json_member(units, block + "." + name);
+      items.push_back(format_stat(name, value, unit.value("unit", std::string())));
+    }
     print_wrapped(out, items, "    ");
   }
 }
 
-} // namespace
-
-void print_summary(std::ostream& out, const RunReport& report) {
-  const double simulated_ns = ps_to_ns(report.simulated_ps);
+void print_text(std::ostream& out, const Json& report) {
+  const Json& sim = json_member(report, "sim");
+  const uint64_t simulated_ps = ps_at(sim, "simulated_ns");
+  const double simulated_ns = ps_to_ns(simulated_ps);
   out << "npusim summary\n";
-  out << "  config     " << elide(report.config_name, k_width - 13) << '\n';
-  out << "  testbench  " << elide(report.testbench_name, k_width - 13) << '\n';
+  out << "  config     " << elide(report.value("config_name", std::string()), k_width - 13) << '\n';
+  out << "  testbench  " << elide(report.value("testbench_name", std::string()), k_width - 13)
+      << '\n';
   out << "  simulated  " << format_time(simulated_ns, scale_for(simulated_ns)) << '\n';
-  out << "  launches   " << report.launches.size() << '\n';
+  out << "  launches   " << sim.value("launches", uint64_t{0}) << '\n';
 
-  for (const auto& group : report_detail::group_by_kernel(report.launches)) {
+  for (const auto& [name, kernel] : json_member(report, "kernels").items()) {
     out << '\n';
-    print_kernel(out, group);
+    print_kernel(out, name, kernel);
   }
   out << '\n';
-  print_host(out, report);
-  print_events(out, report.events);
-  print_blocks(out, report.blocks);
+  print_host(out, json_member(report, "host"), simulated_ps);
+  print_time_went(out, report, simulated_ps);
+  print_utilisation(out, report);
+  print_events(out, json_member(report, "events"));
+  print_blocks(out, report);
   // The only line that differs between identical runs, so it comes last.
-  out << fmt::format("\nwall time: {:.3f} s\n", report.wall_s);
+  out << fmt::format("\nwall time: {:.3f} s\n", number(sim, "wall_s"));
+}
+
+std::string csv_value(const Json& value) {
+  if (value.is_string())
+    return report_detail::csv_field(value.get<std::string>());
+  if (value.is_null())
+    return "";
+  return value.dump();
+}
+
+// One row per figure: section,name,metric,value,unit.
+void print_csv(std::ostream& out, const Json& report) {
+  out << "section,name,metric,value,unit\n";
+  const auto row = [&](const std::string& section, const std::string& name,
+                       const std::string& metric, const Json& value, const std::string& unit) {
+    out << report_detail::csv_field(section) << ',' << report_detail::csv_field(name) << ','
+        << report_detail::csv_field(metric) << ',' << csv_value(value) << ','
+        << report_detail::csv_field(unit) << '\n';
+  };
+  const Json& sim = json_member(report, "sim");
+  row("run", "", "config", report.value("config_name", std::string()), "");
+  row("run", "", "testbench", report.value("testbench_name", std::string()), "");
+  row("run", "", "simulated", sim.value("simulated_ns", Json(0)), "ns");
+  row("run", "", "launches", sim.value("launches", Json(0)), "count");
+  for (const auto& [name, kernel] : json_member(report, "kernels").items()) {
+    row("kernel", name, "launches", kernel.value("launches", Json(0)), "count");
+    for (const auto& phase : report_detail::k_json_phases)
+      for (const auto& [metric, value] : json_member(kernel, phase.name).items())
+        row("kernel", name, std::string(phase.name) + "." + metric.substr(0, metric.size() - 3),
+            value, "ns");
+  }
+  for (const auto& [key, value] : json_member(report, "host").items()) {
+    const bool ns = key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0;
+    row("host", "", ns ? key.substr(0, key.size() - 3) : key, value, ns ? "ns" : "count");
+  }
+  for (const char* section : {"breakdown", "critical_path"})
+    for (const auto& [key, value] : json_member(report, section).items()) {
+      if (key == "kernels") {
+        for (const Json& k : value) {
+          row(section, k.value("kernel", std::string()), "launches", k.value("launches", Json(0)),
+              "count");
+          row(section, k.value("kernel", std::string()), "time", k.value("ns", Json(0)), "ns");
+        }
+        continue;
+      }
+      const bool ns = key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0;
+      row(section, "", ns ? key.substr(0, key.size() - 3) : key, value, ns ? "ns" : "count");
+    }
+  for (const auto& [block, values] : json_member(report, "utilisation").items())
+    for (const auto& [key, value] : values.items()) {
+      std::string unit = "ratio";
+      std::string metric = key;
+      if (key.size() > 5 && key.compare(key.size() - 5, 5, "_gbps") == 0) {
+        unit = "GB/s";
+        metric = key.substr(0, key.size() - 5);
+      } else if (key.size() > 3 && key.compare(key.size() - 3, 3, "_ns") == 0) {
+        unit = "ns";
+        metric = key.substr(0, key.size() - 3);
+      } else if (key.size() > 6 && key.compare(key.size() - 6, 6, "_depth") == 0) {
+        unit = "count";
+      }
+      row("utilisation", block, metric, value, unit);
+    }
+  size_t index = 0;
+  for (const Json& m : json_member(report, "events")) {
+    const std::string name = m.value("label", std::string("event " + std::to_string(index++)));
+    if (m.contains("event"))
+      row("event", name, "complete", m.value("complete", false) ? 1 : 0, "bool");
+    else
+      row("event", name, "elapsed", m.value("elapsed_ns", Json(0)), "ns");
+  }
+  const Json& units = json_member(report, "stat_units");
+  for (const auto& [block, stats] : json_member(report, "blocks").items())
+    for (const auto& [name, value] : stats.items())
+      row("stat", block, name, value,
+          json_member(units, block + "." + name).value("unit", std::string()));
+  row("run", "", "wall_time", sim.value("wall_s", Json(0)), "s");
+}
+
+} // namespace
+
+const nlohmann::ordered_json& json_member(const nlohmann::ordered_json& j, const std::string& key) {
+  static const nlohmann::ordered_json empty = nlohmann::ordered_json::object();
+  if (!j.is_object())
+    return empty;
+  const auto it = j.find(key);
+  return it != j.end() ? *it : empty;
+}
+
+SummaryFormat parse_summary_format(const std::string& name) {
+  if (name == "json")
+    return SummaryFormat::Json;
+  if (name == "csv")
+    return SummaryFormat::Csv;
+  if (name == "text")
+    return SummaryFormat::Text;
+  throw std::invalid_argument("unknown summary format '" + name + "'; expected text, json or csv");
+}
+
+void print_summary(std::ostream& out, const nlohmann::ordered_json& report, SummaryFormat format) {
+  switch (format) {
+  case SummaryFormat::Text:
+    print_text(out, report);
+    return;
+  case SummaryFormat::Json:
+    out << dump_report(report);
+    return;
+  case SummaryFormat::Csv:
+    print_csv(out, report);
+    return;
+  }
+}
+
+void print_summary(std::ostream& out, const RunReport& report) {
+  print_summary(out, to_json(report), SummaryFormat::Text);
 }
 
 } // namespace npu

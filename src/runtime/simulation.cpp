@@ -34,7 +34,18 @@ std::string describe_leak(const LeakedBuffer& b) {
 
 Simulation::Simulation(const PlatformConfig& config)
     : m_platform(std::make_unique<Platform>(with_resolution(config))),
-      m_runtime(std::make_unique<Runtime>(*m_platform)) {}
+      m_runtime(std::make_unique<Runtime>(*m_platform)) {
+  m_platform->log().set_sink([this](const LaunchRecord& r) { m_table.add(r); }, true);
+}
+
+void Simulation::stream_launches(std::function<void(const LaunchRecord&)> sink) {
+  m_platform->log().set_sink(
+      [this, sink = std::move(sink)](const LaunchRecord& r) {
+        m_table.add(r);
+        sink(r);
+      },
+      false);
+}
 
 Simulation::~Simulation() = default;
 
@@ -73,9 +84,12 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.config_name = m_platform->config().name;
   report.config_file = m_platform->config().file;
   report.effective_config = m_platform->config().effective;
-  report.launches = m_platform->log().records();
+  m_platform->log().flush();
+  report.launches = std::move(m_platform->log().records());
+  report.table = std::move(m_table);
+  report.sync_call_ps = m_platform->config().host.sync_call_ps;
   uint64_t end = to_ps(sc_core::sc_time_stamp());
-  for (const auto& r : report.launches)
+  for (const auto& r : report.table.rows())
     end = std::max(end, r.t_ps[6]);
   report.simulated_ps = end;
   report.host.busy_ps = host.busy_ps();

@@ -26,9 +26,14 @@ public:
   /// A deadlock or an invalid device access throws SimulationError.
   RunReport run(const std::function<void(Runtime&)>& program);
 
+  /// Hands every launch record to `sink` once the launch completed, in launch-id order,
+  /// and keeps only the compact table: the report's `launches` stay empty.
+  void stream_launches(std::function<void(const LaunchRecord&)> sink);
+
 private:
   std::unique_ptr<Platform> m_platform;
   std::unique_ptr<Runtime> m_runtime;
+  LaunchTable m_table;
 };
 
 } // namespace npu

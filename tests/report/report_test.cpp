@@ -1,9 +1,12 @@
 // Report formats: percentiles, number formatting, JSON, CSV, summary, output directory.
+#include "common/launch_log.h"
 #include "report/report.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
@@ -185,9 +188,10 @@ TEST(Json, KeysInOrderAndValues) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items())
     keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"config", "config_file", "testbench_file",
-                                            "config_name", "testbench_name", "kernels", "host",
-                                            "blocks", "stat_units", "sim"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"config", "config_file", "testbench_file", "config_name",
+                                      "testbench_name", "kernels", "host", "blocks", "stat_units",
+                                      "sim", "breakdown", "critical_path", "utilisation"}));
   EXPECT_EQ(j["config"]["units"], 4);
   EXPECT_EQ(j["config_file"], "configs/base.yaml");
   EXPECT_EQ(j["testbench_name"], "matmul");
@@ -407,6 +411,191 @@ TEST(OutputDir, UnwritableParentFailsAndCreatesNothing) {
   EXPECT_THROW(write_output_dir((parent / "out").string(), make_report()), std::runtime_error);
   fs::permissions(parent, fs::perms::owner_all);
   EXPECT_TRUE(fs::is_empty(parent));
+}
+
+TEST(OutputDir, StreamedFileAppearsOnlyAtCommit) {
+  TempDir tmp;
+  const fs::path out = tmp.path() / "out";
+  {
+    OutputDir dir(out.string());
+    dir.stream("launches.csv") << "a,b\n";
+    EXPECT_FALSE(fs::exists(out));
+  } // no commit: the temporary directory goes
+  EXPECT_TRUE(tmp.entries().empty());
+  OutputDir dir(out.string());
+  dir.stream("launches.csv") << "a,b\n";
+  dir.write("report.json", "{}\n");
+  dir.commit();
+  EXPECT_EQ(read_file(out / "launches.csv"), "a,b\n");
+  EXPECT_EQ(read_file(out / "report.json"), "{}\n");
+  EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"out"}));
+}
+
+// Records leave the log in launch-id order, however they complete; the streamed CSV is
+// the CSV of the kept records.
+TEST(LaunchLog, StreamsClosedRecordsInLaunchOrder) {
+  const RunReport report = make_report();
+  std::ostringstream streamed;
+  write_launches_csv_header(streamed);
+  std::vector<uint64_t> order;
+  LaunchLog log;
+  log.set_sink(
+      [&](const LaunchRecord& r) {
+        order.push_back(r.launch_id);
+        write_launches_csv_row(streamed, r);
+      },
+      false);
+  for (const LaunchRecord& r : report.launches) {
+    LaunchRecord& open = log.open();
+    const uint64_t id = open.launch_id;
+    open = r;
+    open.launch_id = id;
+  }
+  log.close(2, report.launches[2].t_ps[6]);
+  EXPECT_TRUE(order.empty()); // 0 and 1 are still open
+  log.close(0, report.launches[0].t_ps[6]);
+  EXPECT_EQ(order, (std::vector<uint64_t>{0}));
+  EXPECT_NO_THROW(log.at(1));
+  EXPECT_THROW(log.at(0), std::out_of_range); // released and not kept
+  log.close(1, report.launches[1].t_ps[6]);
+  EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_TRUE(log.records().empty());
+  EXPECT_EQ(log.count(), 3u);
+  std::ostringstream whole;
+  write_launches_csv(whole, report.launches);
+  EXPECT_EQ(streamed.str(), whole.str());
+}
+
+LaunchRecord timed(uint64_t id, const std::string& stream, int unit,
+                   const std::array<uint64_t, 7>& t_ps, bool async) {
+  LaunchRecord r;
+  r.launch_id = id;
+  r.kernel = "k" + std::to_string(id);
+  r.stream = stream;
+  r.unit = unit;
+  r.async = async;
+  r.t_ps = t_ps;
+  return r;
+}
+
+size_t at(TimeCategory c) {
+  return static_cast<size_t>(c);
+}
+
+// Two async launches on one stream: the second waits in schedule while the first runs.
+LaunchTable overlapping() {
+  return make_launch_table({timed(0, "s", 0, {0, 10, 20, 30, 40, 100, 120}, true),
+                            timed(1, "s", 1, {20, 30, 40, 110, 115, 130, 150}, true)});
+}
+
+TEST(Breakdown, EachInstantGoesToTheFirstCategoryInFlight) {
+  const TimeBreakdown parts = breakdown(overlapping(), 200);
+  EXPECT_EQ(parts[at(TimeCategory::Launch)], 20u);   // [0, 20): only the host
+  EXPECT_EQ(parts[at(TimeCategory::Schedule)], 20u); // [20, 30) and [100, 110)
+  EXPECT_EQ(parts[at(TimeCategory::Iload)], 15u);    // [30, 40) and [110, 115)
+  EXPECT_EQ(parts[at(TimeCategory::Execute)], 75u);  // [40, 100) and [115, 130)
+  EXPECT_EQ(parts[at(TimeCategory::Complete)], 20u); // [130, 150)
+  EXPECT_EQ(parts[at(TimeCategory::Idle)], 50u);     // [150, 200)
+  EXPECT_EQ(std::accumulate(parts.begin(), parts.end(), uint64_t{0}), 200u);
+  EXPECT_EQ(breakdown(LaunchTable{}, 7)[at(TimeCategory::Idle)], 7u);
+}
+
+TEST(CriticalPath, FollowsTheLaunchThatHeldTheLastOne) {
+  const CriticalPath path = critical_path(overlapping(), 200, 5);
+  // [150, 200) host; launch 1 from t6 back to its t3; it waited for launch 0 to finish
+  // at 100; launch 0 from t5 back to t0.
+  EXPECT_EQ(path.ps[at(TimeCategory::Idle)], 50u);
+  EXPECT_EQ(path.ps[at(TimeCategory::Complete)], 20u); // launch 1 only
+  EXPECT_EQ(path.ps[at(TimeCategory::Execute)], 75u);
+  EXPECT_EQ(path.ps[at(TimeCategory::Iload)], 15u);
+  EXPECT_EQ(path.ps[at(TimeCategory::Schedule)], 20u); // [100, 110) and [20, 30)
+  EXPECT_EQ(path.ps[at(TimeCategory::Launch)], 20u);
+  EXPECT_EQ(path.launches, 2u);
+  EXPECT_EQ(path.host_gaps, 1u);
+  ASSERT_EQ(path.kernels.size(), 2u);
+  EXPECT_EQ(path.kernels[0].kernel, "k0"); // 100 of launch 0 against 50 of launch 1
+  EXPECT_EQ(path.kernels[0].ps, 100u);
+  EXPECT_EQ(path.kernels[1].ps, 50u);
+}
+
+TEST(CriticalPath, GoesThroughTheSyncTheHostWokeFrom) {
+  // A sync launch, then the host returns 5 after learning of it and launches again.
+  const LaunchTable table =
+      make_launch_table({timed(0, "s", 0, {0, 10, 20, 30, 40, 100, 120}, false),
+                         timed(1, "t", 1, {125, 135, 145, 145, 150, 160, 170}, true)});
+  const CriticalPath path = critical_path(table, 170, 5);
+  EXPECT_EQ(path.ps[at(TimeCategory::Launch)], 40u);   // both launch calls
+  EXPECT_EQ(path.ps[at(TimeCategory::Idle)], 5u);      // [120, 125): the sync returning
+  EXPECT_EQ(path.ps[at(TimeCategory::Complete)], 30u); // both
+  EXPECT_EQ(path.ps[at(TimeCategory::Execute)], 70u);
+  EXPECT_EQ(path.launches, 2u);
+  uint64_t sum = 0;
+  for (uint64_t ps : path.ps)
+    sum += ps;
+  EXPECT_EQ(sum, 170u);
+}
+
+TEST(Summary, BreakdownCriticalPathAndUtilisationSections) {
+  RunReport report = make_report();
+  StatGroup unit{"compute.unit0", {}};
+  unit.add("busy_ns", 617.2835, "ns", "");
+  unit.add("stalled_on_memory_ns", 123.4567, "ns", "");
+  unit.add("idle_ns", 493.827, "ns", "");
+  report.blocks.push_back(unit);
+  const auto j = to_json(report);
+  // The parts add up to the simulated time.
+  double sum_ns = 0;
+  for (const auto& [key, value] : j["breakdown"].items())
+    if (key != "total_ns")
+      sum_ns += value.get<double>();
+  EXPECT_DOUBLE_EQ(sum_ns, 1234.567);
+  EXPECT_DOUBLE_EQ(j["breakdown"]["total_ns"].get<double>(), 1234.567);
+  EXPECT_DOUBLE_EQ(j["critical_path"]["total_ns"].get<double>(), 1234.567);
+  EXPECT_DOUBLE_EQ(j["utilisation"]["compute.unit0"]["busy"].get<double>(), 0.5);
+  EXPECT_DOUBLE_EQ(j["utilisation"]["icache"]["hit_rate"].get<double>(), 0.75);
+
+  std::ostringstream text;
+  print_summary(text, report);
+  EXPECT_NE(text.str().find("where the time went, in ns\n"), std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("  total                 1234.567  100.0%"), std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("  compute.unit0     busy 50.0%, stalled 10.0%, idle 40.0%"),
+            std::string::npos)
+      << text.str();
+  EXPECT_NE(text.str().find("  icache            hit rate 75.0%"), std::string::npos);
+  for (const auto& line : lines_of(text.str()))
+    EXPECT_LE(line.size(), 80u) << line;
+  // The document gives the same text as the report it came from, also once read back.
+  std::ostringstream from_json;
+  print_summary(from_json, nlohmann::ordered_json::parse(dump_report(j)));
+  EXPECT_EQ(from_json.str(), text.str());
+}
+
+TEST(Summary, JsonAndCsvFormats) {
+  const RunReport report = make_report();
+  const auto j = to_json(report);
+  std::ostringstream json;
+  print_summary(json, j, SummaryFormat::Json);
+  EXPECT_EQ(json.str(), dump_report(j));
+  std::ostringstream csv;
+  print_summary(csv, j, SummaryFormat::Csv);
+  const auto lines = lines_of(csv.str());
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.front(), "section,name,metric,value,unit");
+  const auto has = [&](const std::string& line) {
+    return std::find(lines.begin(), lines.end(), line) != lines.end();
+  };
+  EXPECT_TRUE(has("run,,simulated,1234.567,ns")) << csv.str();
+  EXPECT_TRUE(has("kernel,matmul,launches,2,count"));
+  EXPECT_TRUE(has("kernel,matmul,iload.mean,4.0,ns")) << csv.str();
+  EXPECT_TRUE(has("host,,busy,123.456,ns"));
+  EXPECT_TRUE(has("stat,icache,misses,256,count"));
+  EXPECT_TRUE(has("utilisation,icache,hit_rate,0.75,ratio"));
+  EXPECT_EQ(lines.back(), "run,,wall_time,0.5,s");
+  for (const auto& line : lines)
+    EXPECT_EQ(std::count(line.begin(), line.end(), ','), 4) << line;
+  EXPECT_EQ(parse_summary_format("csv"), SummaryFormat::Csv);
+  EXPECT_THROW(parse_summary_format("xml"), std::invalid_argument);
 }
 
 } // namespace

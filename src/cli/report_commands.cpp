@@ -1,0 +1,289 @@
+#include "cli/report_commands.h"
+
+#include "cli/app.h"
+#include "common/error.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <tuple>
+#include <vector>
+
+namespace npu {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+constexpr const char* k_expected_dir = "expected the --out directory of an npusim run";
+
+// 1-based line and column of byte `offset` in `text`.
+SourceLoc position(const std::string& file, const std::string& text, size_t offset) {
+  SourceLoc loc{file, 1, 1};
+  for (size_t i = 0; i < std::min(offset, text.size()); ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
+// The sections every report has, with the JSON type each must be.
+struct Section {
+  const char* key;
+  bool (Json::*is)() const noexcept;
+  const char* type;
+};
+constexpr std::array<Section, 5> k_sections{{
+    {"sim", &Json::is_object, "an object"},
+    {"kernels", &Json::is_object, "an object"},
+    {"host", &Json::is_object, "an object"},
+    {"blocks", &Json::is_object, "an object"},
+    {"config_name", &Json::is_string, "a string"},
+}};
+
+double number(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
+
+// The six phases that add up to a launch's total.
+constexpr std::array<const char*, 6> k_phases{"prepare", "submit",  "schedule",
+                                              "iload",   "execute", "complete"};
+
+// Time spent in `phase` by all launches of `kernel`, in ns (mean x launches).
+double phase_total_ns(const Json& kernel, const char* phase) {
+  return number(json_member(kernel, phase), "mean_ns") * number(kernel, "launches");
+}
+
+std::string percent_change(double a, double b) {
+  if (a == b)
+    return "0.0%";
+  if (a == 0)
+    return "new";
+  return fmt::format("{:+.1f}%", 100.0 * (b - a) / std::fabs(a));
+}
+
+// Symmetric relative change in [0, 2], to rank changes of different magnitudes.
+double relative_change(double a, double b) {
+  const double scale = (std::fabs(a) + std::fabs(b)) / 2;
+  return scale > 0 ? std::fabs(b - a) / scale : 0.0;
+}
+
+std::string number_text(double v) {
+  if (std::trunc(v) == v && std::fabs(v) < 1e15)
+    return fmt::format("{}", static_cast<int64_t>(v));
+  return fmt::format("{:.6g}", v);
+}
+
+std::string elide(const std::string& text, size_t width) {
+  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+}
+
+} // namespace
+
+Json load_report_dir(const std::string& dir) {
+  std::error_code ec;
+  const fs::file_status status = fs::status(dir, ec);
+  if (!fs::exists(status))
+    throw InputError(SourceLoc{dir, 0, 0}, "", std::string("no such directory; ") + k_expected_dir);
+  if (!fs::is_directory(status))
+    throw InputError(SourceLoc{dir, 0, 0}, "", std::string("not a directory; ") + k_expected_dir);
+  const std::string file = (fs::path(dir) / "report.json").string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw InputError(SourceLoc{file, 0, 0}, "",
+                     "cannot read it; expected the report.json that `npusim run --out` writes");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  const std::string text = buffer.str();
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    const std::string what = e.what();
+    const size_t colon = what.rfind(": ");
+    throw InputError(position(file, text, e.byte > 0 ? e.byte - 1 : 0), "",
+                     "invalid JSON (" +
+                         (colon == std::string::npos ? what : what.substr(colon + 2)) +
+                         "); expected an npusim report.json");
+  }
+  if (!doc.is_object())
+    throw InputError(SourceLoc{file, 1, 1}, "", "expected a JSON object (an npusim report.json)");
+  std::vector<std::string> keys;
+  for (const auto& item : doc.items())
+    keys.push_back(item.key());
+  for (const Section& s : k_sections) {
+    const auto it = doc.find(s.key);
+    if (it == doc.end()) {
+      const std::string near = did_you_mean(s.key, keys);
+      throw InputError(SourceLoc{file, 0, 0}, s.key,
+                       std::string("missing; expected ") + s.type + " in an npusim report.json" +
+                           (near.empty() ? "" : "; did you mean '" + near + "'?"));
+    }
+    if (!((*it).*(s.is))())
+      throw InputError(SourceLoc{file, 0, 0}, s.key, std::string("expected ") + s.type);
+  }
+  return doc;
+}
+
+void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
+                const std::string& name_b, const Json& b) {
+  const Json& kernels_a = a["kernels"];
+  const Json& kernels_b = b["kernels"];
+  const double sim_a = number(a["sim"], "simulated_ns");
+  const double sim_b = number(b["sim"], "simulated_ns");
+  const double scale_ns = std::max(sim_a, sim_b) < 1e7 ? 1e3 : 1e6;
+  const char* unit = scale_ns == 1e3 ? "us" : "ms";
+
+  out << "npusim diff\n";
+  for (const auto& [label, name, doc] :
+       {std::tuple{"A", &name_a, &a}, std::tuple{"B", &name_b, &b}})
+    out << "  " << label << "  "
+        << elide(*name + " (" + doc->value("testbench_name", "") + " on " +
+                     doc->value("config_name", "") + ")",
+                 75)
+        << '\n';
+  const auto header = [&](const std::string& title) {
+    out << fmt::format("\n{:<38}{:>14}{:>14}{:>12}\n", title, "A", "B", "change");
+  };
+  const auto row = [&](const std::string& label, double va, double vb, const std::string& fmt_) {
+    out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(label, 36),
+                       fmt::format(fmt::runtime(fmt_), va), fmt::format(fmt::runtime(fmt_), vb),
+                       percent_change(va, vb));
+  };
+  header("run");
+  row(fmt::format("simulated ({})", unit), sim_a / scale_ns, sim_b / scale_ns, "{:.3f}");
+  row("launches", number(a["sim"], "launches"), number(b["sim"], "launches"), "{:.0f}");
+
+  // Overall: each phase's time summed over all launches.
+  header(fmt::format("phases, all launches ({})", unit));
+  std::array<double, k_phases.size()> total_a{}, total_b{};
+  for (size_t p = 0; p < k_phases.size(); ++p) {
+    for (const auto& [name, k] : kernels_a.items())
+      total_a[p] += phase_total_ns(k, k_phases[p]);
+    for (const auto& [name, k] : kernels_b.items())
+      total_b[p] += phase_total_ns(k, k_phases[p]);
+    row(k_phases[p], total_a[p] / scale_ns, total_b[p] / scale_ns, "{:.3f}");
+  }
+
+  // Per kernel: mean launch time and the phase that moved it most.
+  out << fmt::format("\n{:<30}{:>12}{:>12}{:>10}  {}\n", "kernels, mean launch (us)", "A", "B",
+                     "change", "most changed");
+  size_t only_a = 0;
+  for (const auto& [name, ka] : kernels_a.items()) {
+    if (!kernels_b.contains(name)) {
+      ++only_a;
+      continue;
+    }
+    const Json& kb = kernels_b[name];
+    const double ta = number(json_member(ka, "total"), "mean_ns");
+    const double tb = number(json_member(kb, "total"), "mean_ns");
+    const char* most = "-";
+    double most_delta = 0;
+    for (const char* phase : k_phases) {
+      const double d = std::fabs(number(json_member(kb, phase), "mean_ns") -
+                                 number(json_member(ka, phase), "mean_ns"));
+      if (d > most_delta) {
+        most_delta = d;
+        most = phase;
+      }
+    }
+    out << fmt::format("  {:<28}{:>12.3f}{:>12.3f}{:>10}  {}\n", elide(name, 28), ta / 1e3,
+                       tb / 1e3, percent_change(ta, tb), most);
+  }
+  size_t only_b = 0;
+  for (const auto& item : kernels_b.items())
+    only_b += kernels_a.contains(item.key()) ? 0 : 1;
+  if (only_a + only_b > 0)
+    out << fmt::format("  kernels only in A: {}, only in B: {}\n", only_a, only_b);
+
+  if (a.contains("breakdown") && b.contains("breakdown")) {
+    header(fmt::format("where the time went ({})", unit));
+    for (const auto& [key, va] : a["breakdown"].items()) {
+      std::string label = key.substr(0, key.size() - 3);
+      std::replace(label.begin(), label.end(), '_', ' ');
+      row(label, number(a["breakdown"], key.c_str()) / scale_ns,
+          number(b["breakdown"], key.c_str()) / scale_ns, "{:.3f}");
+    }
+  }
+
+  // Block statistics, the most changed first.
+  struct Change {
+    std::string name;
+    double a, b;
+  };
+  std::vector<Change> changes;
+  for (const auto& [block, stats] : a["blocks"].items()) {
+    if (!b["blocks"].contains(block))
+      continue;
+    for (const auto& [stat, va] : stats.items()) {
+      const Json& other = b["blocks"][block];
+      if (!va.is_number() || !other.contains(stat) || !other[stat].is_number())
+        continue;
+      const double x = va.get<double>();
+      const double y = other[stat].get<double>();
+      if (x != y)
+        changes.push_back({block + "." + stat, x, y});
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
+    return relative_change(x.a, x.b) > relative_change(y.a, y.b);
+  });
+  constexpr size_t k_top = 15;
+  header(fmt::format("statistics that changed ({} of them)", changes.size()));
+  for (size_t i = 0; i < std::min(changes.size(), k_top); ++i)
+    out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(changes[i].name, 36),
+                       elide(number_text(changes[i].a), 13), elide(number_text(changes[i].b), 13),
+                       percent_change(changes[i].a, changes[i].b));
+  if (changes.size() > k_top)
+    out << fmt::format("  ... and {} more\n", changes.size() - k_top);
+
+  // What changed most: the phase with the largest change of total time.
+  size_t most = 0;
+  for (size_t p = 1; p < k_phases.size(); ++p)
+    if (std::fabs(total_b[p] - total_a[p]) > std::fabs(total_b[most] - total_a[most]))
+      most = p;
+  out << '\n';
+  if (total_a[most] == total_b[most])
+    out << "phase that changed most: none (every phase took the same time)\n";
+  else
+    out << fmt::format("phase that changed most: {} ({:+.3f} {} over all launches, {})\n",
+                       k_phases[most], (total_b[most] - total_a[most]) / scale_ns, unit,
+                       percent_change(total_a[most], total_b[most]));
+  if (changes.empty())
+    out << "statistic that changed most: none\n";
+  else
+    out << fmt::format("statistic that changed most: {} ({} -> {}, {})\n",
+                       elide(changes.front().name, 36), number_text(changes.front().a),
+                       number_text(changes.front().b),
+                       percent_change(changes.front().a, changes.front().b));
+}
+
+int run_report(const std::string& dir, SummaryFormat format) {
+  return run_guarded([&] {
+    print_summary(std::cout, load_report_dir(dir), format);
+    return static_cast<int>(kExitOk);
+  });
+}
+
+int run_diff(const std::string& dir_a, const std::string& dir_b) {
+  return run_guarded([&] {
+    const Json a = load_report_dir(dir_a);
+    const Json b = load_report_dir(dir_b);
+    print_diff(std::cout, dir_a, a, dir_b, b);
+    return static_cast<int>(kExitOk);
+  });
+}
+
+} // namespace npu

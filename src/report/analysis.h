@@ -1,0 +1,96 @@
+#pragma once
+// What the summary derives from the launches of a run: the compact launch table, the
+// "where the time went" breakdown and the critical path. Plain logic, no SystemC.
+
+#include "common/launch_record.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace npu {
+
+/// The part of a launch the summary needs, without its strings: 88 bytes a launch.
+struct LaunchRow : LaunchTimes {
+  uint32_t kernel = 0; ///< index into LaunchTable::kernels()
+  int32_t unit = -1;
+  uint32_t stream = 0; ///< index into LaunchTable::streams()
+  bool async = false;
+};
+
+/// Every launch of a run, compactly, in launch-id order; names are stored once.
+class LaunchTable {
+public:
+  void add(const LaunchRecord& record);
+  const std::vector<LaunchRow>& rows() const { return m_rows; }
+  /// Kernel names in order of their first launch.
+  const std::vector<std::string>& kernels() const { return m_kernels; }
+  const std::vector<std::string>& streams() const { return m_streams; }
+  bool empty() const { return m_rows.empty(); }
+  size_t size() const { return m_rows.size(); }
+
+private:
+  static uint32_t intern(const std::string& name, std::vector<std::string>& names,
+                         std::unordered_map<std::string, uint32_t>& index);
+
+  std::vector<LaunchRow> m_rows;
+  std::vector<std::string> m_kernels;
+  std::vector<std::string> m_streams;
+  std::unordered_map<std::string, uint32_t> m_kernel_index;
+  std::unordered_map<std::string, uint32_t> m_stream_index;
+};
+
+/// The table of a list of records.
+LaunchTable make_launch_table(const std::vector<LaunchRecord>& records);
+
+/// Categories of simulated time, in order of precedence: an instant belongs to the
+/// first category that has a launch in it (see breakdown()).
+enum class TimeCategory : uint8_t {
+  Execute,  ///< a launch between t4 and t5
+  Iload,    ///< a launch between t3 and t4
+  Schedule, ///< a launch between t2 and t3 (waiting or being dispatched)
+  Complete, ///< a launch between t5 and t6
+  Launch,   ///< a launch between t0 and t2: the host prepares and submits it
+  Idle,     ///< no launch in flight: the device waits for the host (host work, copies, syncs)
+};
+inline constexpr size_t k_time_categories = 6;
+
+/// Machine name of a category ("execute", ..., "host_launch", "device_idle").
+const char* category_name(TimeCategory category);
+
+/// Simulated time per category; the categories partition [0, simulated end), so the
+/// parts add up to it exactly.
+using TimeBreakdown = std::array<uint64_t, k_time_categories>;
+
+/// Where the time went: every instant of [0, end_ps) is given to the first category
+/// (in TimeCategory order) that some launch is in at that instant. Launches must be in
+/// launch-id order, whose t0 never decreases (one host thread opens them).
+TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps);
+
+/// One kernel's share of the critical path.
+struct PathKernel {
+  std::string kernel;
+  uint64_t launches = 0;
+  uint64_t ps = 0; ///< its launches' phases that lie on the path
+};
+
+/// The chain of launches and host intervals that determined the end of the run,
+/// followed backwards from the end (see critical_path()).
+struct CriticalPath {
+  TimeBreakdown ps{};              ///< path time per category; adds up to the end time
+  uint64_t launches = 0;           ///< launches with a phase on the path
+  uint64_t host_gaps = 0;          ///< host intervals between launch calls on the path
+  std::vector<PathKernel> kernels; ///< by path time, largest first
+};
+
+/// Walks back from the end: through the launch that completed last (complete, execute,
+/// iload), then through what held its start: the launch on its stream or unit that
+/// finished while it waited to be scheduled, or else the host's launch call (prepare
+/// and submit) and what the host did before it: the launch it waited for in a sync
+/// (woken `sync_call_ps` or less after that launch's t6), or its previous launch call.
+/// Host time on the path that is not a launch call counts as Idle.
+CriticalPath critical_path(const LaunchTable& table, uint64_t end_ps, uint64_t sync_call_ps);
+
+} // namespace npu

@@ -1,0 +1,237 @@
+// The summary, `npusim report`, `npusim diff`, --format and --plots through the binary.
+#include "cli_helpers.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+using namespace npu::test;
+
+class ReportsTest : public ScratchDirTest {
+protected:
+  // Runs a testbench on edge-npu with --out DIR (plus `extra`); returns the result.
+  Result run_to(const std::string& testbench, const fs::path& out,
+                const std::string& extra = "") const {
+    return run("run --config configs/edge-npu.yaml --testbench " + testbench + " --out " +
+               out.string() + " " + extra);
+  }
+};
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    lines.push_back(line);
+  return lines;
+}
+
+// The numbers of the "where the time went" table in ns: one row per category, then total.
+std::vector<std::array<double, 2>> time_went_rows(const std::string& text) {
+  std::vector<std::array<double, 2>> rows;
+  const auto lines = lines_of(text);
+  auto it = std::find_if(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.rfind("where the time went, in ", 0) == 0;
+  });
+  if (it == lines.end())
+    return rows;
+  const std::string unit = it->substr(24);
+  const double ns = unit == "s" ? 1e9 : unit == "ms" ? 1e6 : unit == "us" ? 1e3 : 1;
+  for (it += 2; it != lines.end() && it->rfind("  ", 0) == 0 && it->rfind("  critical", 0) != 0;
+       ++it) {
+    std::istringstream in(it->substr(16));
+    std::string run, run_share, path, path_share;
+    in >> run >> run_share >> path >> path_share;
+    rows.push_back({std::stod(run) * ns, std::stod(path) * ns});
+  }
+  return rows;
+}
+
+} // namespace
+
+TEST_F(ReportsTest, Resnet50SummaryFits80ColumnsAndItsBreakdownAddsUp) {
+  const Result r = run_to("testbenches/workloads/resnet50_b1.yaml", m_dir / "out");
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& line : lines_of(r.out))
+    EXPECT_LE(line.size(), 80u) << line;
+  for (const char* section : {"where the time went", "critical path:", "utilisation",
+                              "compute.unit0     busy", "ddr               data bus busy"})
+    EXPECT_NE(r.out.find(section), std::string::npos) << section << "\n" << r.out;
+
+  const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
+  const double simulated_ns = report["sim"]["simulated_ns"];
+  for (const char* section : {"breakdown", "critical_path"}) {
+    double sum_ns = 0;
+    for (const char* part : {"execute_ns", "iload_ns", "schedule_ns", "complete_ns",
+                             "host_launch_ns", "device_idle_ns"})
+      sum_ns += report[section][part].get<double>();
+    EXPECT_NEAR(sum_ns, simulated_ns, simulated_ns * 0.001) << section;
+  }
+  // The text table adds up too, and its total is the simulated time.
+  const auto rows = time_went_rows(r.out);
+  ASSERT_EQ(rows.size(), 7u) << r.out;
+  for (size_t column = 0; column < 2; ++column) {
+    double sum = 0;
+    for (size_t i = 0; i + 1 < rows.size(); ++i)
+      sum += rows[i][column];
+    EXPECT_NEAR(sum, rows.back()[column], rows.back()[column] * 0.001);
+    EXPECT_NEAR(rows.back()[column], simulated_ns, simulated_ns * 0.001);
+  }
+  // A layer-by-layer network on one stream keeps the units busy most of the time.
+  EXPECT_GT(report["breakdown"]["execute_ns"].get<double>(), 0.5 * simulated_ns);
+  EXPECT_EQ(report["critical_path"]["launches"], 73);
+}
+
+TEST_F(ReportsTest, ReportReRendersWhatRunPrinted) {
+  for (const char* format : {"text", "json", "csv"}) {
+    const fs::path out = m_dir / format;
+    const Result r =
+        run_to("testbenches/multi_stream.yaml", out, std::string("--format ") + format);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const Result again = run("report " + out.string() + " --format " + format);
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_EQ(again.out, r.out) << format;
+  }
+  // json is report.json itself; csv has the same figures.
+  EXPECT_EQ(run("report " + (m_dir / "json").string() + " --format json").out,
+            slurp(m_dir / "json" / "report.json"));
+  const auto report = nlohmann::json::parse(slurp(m_dir / "csv" / "report.json"));
+  const std::string csv = run("report " + (m_dir / "csv").string() + " --format csv").out;
+  EXPECT_EQ(csv.rfind("section,name,metric,value,unit\n", 0), 0u);
+  const std::string kernel = report["kernels"].begin().key();
+  EXPECT_NE(csv.find("kernel," + kernel + ",execute.p99," +
+                     report["kernels"][kernel]["execute"]["p99_ns"].dump() + ",ns\n"),
+            std::string::npos)
+      << csv;
+  EXPECT_NE(csv.find("breakdown,,execute," + report["breakdown"]["execute_ns"].dump() + ",ns\n"),
+            std::string::npos);
+  EXPECT_NE(
+      csv.find("stat,ddr,read_bytes," + report["blocks"]["ddr"]["read_bytes"].dump() + ",bytes\n"),
+      std::string::npos);
+  // The text is the default.
+  EXPECT_EQ(run("report " + (m_dir / "text").string()).out,
+            run("report " + (m_dir / "text").string() + " --format text").out);
+}
+
+TEST_F(ReportsTest, DiffOfInstructionCacheSizesNamesIload) {
+  ASSERT_EQ(run_to("testbenches/iload_dominates.yaml", m_dir / "small").code, 0);
+  ASSERT_EQ(
+      run_to("testbenches/iload_dominates.yaml", m_dir / "big", "--set icache.size=512KiB").code,
+      0);
+  const Result r = run("diff " + (m_dir / "small").string() + " " + (m_dir / "big").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\nphase that changed most: iload ("), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nstatistic that changed most: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("  big_code "), std::string::npos) << r.out;
+  for (const auto& line : lines_of(r.out))
+    EXPECT_LE(line.size(), 80u) << line;
+  // A run against itself changes nothing.
+  const Result same = run("diff " + (m_dir / "small").string() + " " + (m_dir / "small").string());
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_NE(same.out.find("phase that changed most: none"), std::string::npos) << same.out;
+}
+
+TEST_F(ReportsTest, ReportAndDiffRejectBadDirectories) {
+  const Result missing = run("report " + (m_dir / "nope").string());
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_NE(missing.err.find("nope: error: no such directory; expected the --out directory"),
+            std::string::npos)
+      << missing.err;
+
+  fs::create_directories(m_dir / "empty");
+  const Result empty = run("diff " + (m_dir / "empty").string() + " " + (m_dir / "empty").string());
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("report.json: error: cannot read it"), std::string::npos) << empty.err;
+
+  fs::create_directories(m_dir / "broken");
+  std::ofstream(m_dir / "broken" / "report.json") << "{\n  \"sim\": {,\n}\n";
+  const Result broken = run("report " + (m_dir / "broken").string());
+  EXPECT_EQ(broken.code, 2);
+  EXPECT_NE(broken.err.find("report.json:2:11: error: invalid JSON"), std::string::npos)
+      << broken.err;
+  EXPECT_EQ(std::count(broken.err.begin(), broken.err.end(), '\n'), 1);
+
+  fs::create_directories(m_dir / "typo");
+  std::ofstream(m_dir / "typo" / "report.json")
+      << R"({"simm": {}, "kernels": {}, "host": {}, "blocks": {}, "config_name": "x"})";
+  const Result typo = run("report " + (m_dir / "typo").string());
+  EXPECT_EQ(typo.code, 2);
+  EXPECT_NE(typo.err.find("error: sim: missing; expected an object in an npusim report.json; "
+                          "did you mean 'simm'?"),
+            std::string::npos)
+      << typo.err;
+  EXPECT_TRUE(typo.out.empty());
+}
+
+namespace {
+
+// Width and height from a PNG's IHDR chunk; {0, 0} when it is not a PNG.
+std::array<uint32_t, 2> png_size(const fs::path& path) {
+  const std::string bytes = slurp(path);
+  if (bytes.size() < 24 || bytes.compare(0, 8, "\x89PNG\r\n\x1a\n") != 0 ||
+      bytes.compare(12, 4, "IHDR") != 0)
+    return {0, 0};
+  const auto be32 = [&](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i)
+      v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+    return v;
+  };
+  return {be32(16), be32(20)};
+}
+
+bool have_matplotlib() {
+  return std::system("/usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1") == 0;
+}
+
+} // namespace
+
+TEST_F(ReportsTest, PlotsRenderEveryPngAtItsSize) {
+  if (!have_matplotlib())
+    GTEST_SKIP() << "python3-matplotlib is not installed (scripts/setup.sh installs it)";
+  const fs::path out = m_dir / "out";
+  const Result r = run_to("testbenches/multi_stream.yaml", out, "--plots");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.err.empty()) << r.err;
+  const std::pair<const char*, std::array<uint32_t, 2>> expected[] = {
+      {"timeline.png", {1600, 900}}, {"phases.png", {1200, 800}}, {"histograms.png", {1200, 800}}};
+  for (const auto& [name, size] : expected) {
+    ASSERT_TRUE(fs::exists(out / name)) << name;
+    EXPECT_GT(fs::file_size(out / name), 10000u) << name; // a drawn figure, not a blank one
+    EXPECT_EQ(png_size(out / name), size) << name;
+  }
+  EXPECT_TRUE(fs::exists(out / "report.json"));
+  // No temporary files are left.
+  for (const auto& e : fs::directory_iterator(out))
+    EXPECT_EQ(e.path().extension() == ".tmp", false) << e.path();
+}
+
+TEST_F(ReportsTest, PlotsWithoutMatplotlibSayHowToGetItAndKeepTheReport) {
+  const fs::path fake = m_dir / "python-without-matplotlib";
+  std::ofstream(fake) << "#!/bin/sh\nexit 1\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const fs::path out = m_dir / "out";
+  const Result r = run_command("NPUSIM_PYTHON=" + fake.string() + " " + kBinary +
+                               " run --config configs/edge-npu.yaml --testbench "
+                               "testbenches/hello.yaml --out " +
+                               out.string() + " --plots");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("apt-get install python3-matplotlib"), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("npusim summary"), std::string::npos);
+  EXPECT_TRUE(fs::exists(out / "report.json"));
+  EXPECT_TRUE(fs::exists(out / "launches.csv"));
+  EXPECT_FALSE(fs::exists(out / "timeline.png"));
+
+  const Result no_out = run("run --config configs/edge-npu.yaml --testbench "
+                            "testbenches/hello.yaml --plots");
+  EXPECT_EQ(no_out.code, 2);
+  EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
+}

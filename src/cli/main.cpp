@@ -4,6 +4,7 @@
 #include "cli/report_commands.h"
 #include "common/error.h"
 #include "config/node.h"
+#include "sweep/sweep_cli.h"
 #include "testbench/testbench.h"
 
 #include <CLI/CLI.hpp>
@@ -38,10 +39,15 @@ int sc_main(int argc, char* argv[]) {
 
   npu::RunOptions options;
   std::string testbench_path;
+  std::vector<std::string> testbench_overrides;
   CLI::App* run = app.add_subcommand("run", "run a testbench on a hardware configuration");
   run->add_option("--config", options.config_path, "hardware configuration (YAML)")->required();
   run->add_option("--testbench", testbench_path, "workload (YAML testbench)")->required();
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  run->add_option("--tb-set", testbench_overrides,
+                  "override a testbench key, e.g. kernels.conv1.binary=64KiB")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
   CLI::Option* out =
@@ -88,6 +94,8 @@ int sc_main(int argc, char* argv[]) {
   pattern->needs(requests)->excludes(trace);
   requests->needs(pattern);
 
+  npu::sweep::SweepCommand sweep(app);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -97,6 +105,8 @@ int sc_main(int argc, char* argv[]) {
 
   if (*membench)
     return npu::run_membench(bench);
+  if (sweep.selected())
+    return sweep.run();
   options.format = npu::parse_summary_format(format);
   if (*report)
     return npu::run_report(report_dir, options.format);
@@ -113,7 +123,7 @@ int sc_main(int argc, char* argv[]) {
   // Parse the testbench first: a bad file is reported before anything is built.
   npu::Testbench tb;
   try {
-    tb = npu::load_testbench(testbench_path);
+    tb = npu::load_testbench(testbench_path, testbench_overrides);
   } catch (const npu::InputError& e) {
     std::cerr << "npusim: " << e.what() << "\n";
     return npu::kExitBadInput;
@@ -121,7 +131,10 @@ int sc_main(int argc, char* argv[]) {
   npu::HostProgram program{tb.name, testbench_path,
                            [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
                            [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }};
-  return npu::run_program(options, program);
+  npu::sweep::run_hook_start(options.overrides, options.out_dir);
+  const int code = npu::run_program(options, program);
+  npu::sweep::run_hook_end(options.out_dir, code);
+  return code;
 }
 
 // Our own main replaces the one in libsystemc so the SystemC banner stays off stdout.

@@ -203,9 +203,9 @@ Node load_with_extends(const std::string& path) {
   return load_chain(path, stack, SourceLoc{});
 }
 
-void apply_override(Node& root, const std::string& assignment) {
+void apply_override(Node& root, const std::string& assignment, const std::string& option) {
   const size_t eq = assignment.find('=');
-  const SourceLoc loc{"--set " + assignment, 0, 0};
+  const SourceLoc loc{option + " " + assignment, 0, 0};
   if (eq == std::string::npos || eq == 0)
     throw InputError(loc, "", "expected key.path=value");
   const std::string path = assignment.substr(0, eq);

@@ -573,10 +573,12 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
   return tb;
 }
 
-Testbench load_testbench(const std::string& path) {
-  const cfg::Node root = cfg::parse_yaml_file(path);
+Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
+  cfg::Node root = cfg::parse_yaml_file(path);
   if (root.is_null())
     throw InputError({path, 1, 1}, "", "empty testbench; expected kernels, buffers and a program");
+  for (const auto& o : overrides)
+    cfg::apply_override(root, o, "--tb-set");
   return read_testbench(root, path);
 }
 

@@ -78,7 +78,8 @@ struct Testbench {
 /// Parses and validates a testbench (names, references, event waits that could
 /// never be satisfied). Throws InputError with file, line, column and key.
 Testbench read_testbench(const cfg::Node& root, const std::string& file);
-Testbench load_testbench(const std::string& path);
+/// Loads a testbench file; `overrides` (`key.path=value`, as --tb-set) change it first.
+Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides = {});
 
 /// Checks what depends on the hardware: kernel unit counts, SRAM buffer space.
 void check_testbench(const Testbench& tb, const PlatformConfig& config);

@@ -1,0 +1,348 @@
+#include "sweep/point_runner.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+namespace npu::sweep {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The last line a failed child wrote to stderr, without the "npusim: " prefix.
+std::string last_line(const std::string& text) {
+  std::istringstream in(text);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (line.find_first_not_of(" \t\r") != std::string::npos)
+      last = line;
+  const std::string prefix = "npusim: ";
+  if (last.rfind(prefix, 0) == 0)
+    last = last.substr(prefix.size());
+  return last;
+}
+
+std::string result_json(const PlannedPoint& point, const PointResult& r) {
+  Json j;
+  j["args"] = point.args;
+  j["status"] = r.status;
+  j["error"] = r.error;
+  j["exit_code"] = r.exit_code;
+  j["wall_s"] = r.wall_s;
+  return j.dump(2) + "\n";
+}
+
+// Moves a finished point's folder into place, replacing an older result.
+void publish(const fs::path& partial, const fs::path& final_dir) {
+  std::error_code ec;
+  fs::remove_all(final_dir, ec);
+  fs::rename(partial, final_dir, ec);
+  if (ec)
+    throw std::runtime_error(
+        fmt::format("cannot publish point '{}': {}", final_dir.string(), ec.message()));
+}
+
+int open_output(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error(
+        fmt::format("cannot create '{}': {}", path.string(), std::strerror(errno)));
+  return fd;
+}
+
+// Forks and execs argv with stdout and stderr going to the two files. The child gets its
+// own process group (so a timeout kills all of it) and dies with its parent.
+pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
+            const sigset_t& child_mask, bool search_path) {
+  const int out_fd = open_output(out);
+  const int err_fd = open_output(err);
+  std::vector<char*> cargv;
+  for (const auto& a : argv)
+    cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    ::dup2(null_fd, 0);
+    ::dup2(out_fd, 1);
+    ::dup2(err_fd, 2);
+    ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
+    if (search_path)
+      ::execvp(cargv[0], cargv.data());
+    else
+      ::execv(cargv[0], cargv.data());
+    const std::string message =
+        fmt::format("npusim: error: cannot run '{}': {}\n", argv[0], std::strerror(errno));
+    [[maybe_unused]] const ssize_t n = ::write(2, message.data(), message.size());
+    ::_exit(127);
+  }
+  const int fork_errno = errno;
+  ::close(out_fd);
+  ::close(err_fd);
+  if (pid < 0)
+    throw std::runtime_error(fmt::format("cannot fork: {}", std::strerror(fork_errno)));
+  ::setpgid(pid, pid);
+  return pid;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+struct Child {
+  size_t point = 0;
+  Clock::time_point start;
+  bool timed_out = false;
+  bool killed = false;
+};
+
+PointResult outcome(const Child& c, int status, const fs::path& partial, uint64_t timeout_ms) {
+  PointResult r;
+  r.wall_s = seconds_since(c.start);
+  if (c.timed_out) {
+    r.status = "timeout";
+    r.error = fmt::format("timed out after {:g} s", static_cast<double>(timeout_ms) / 1000.0);
+    r.exit_code = WIFSIGNALED(status) ? -WTERMSIG(status) : WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    r.status = "crashed";
+    r.error = fmt::format("crashed: signal {} ({})", sig, ::strsignal(sig));
+    r.exit_code = -sig;
+  } else {
+    r.exit_code = WEXITSTATUS(status);
+    std::error_code ec;
+    if (r.exit_code == 0 && fs::exists(partial / "report.json", ec)) {
+      r.status = "ok";
+    } else {
+      r.status = "failed";
+      const std::string line = last_line(slurp(partial / "stderr.txt"));
+      r.error = r.exit_code == 0
+                    ? "exit 0 without a report.json"
+                    : fmt::format("exit {}: {}", r.exit_code, line.empty() ? "no message" : line);
+    }
+  }
+  return r;
+}
+
+} // namespace
+
+std::string self_exe() {
+  std::error_code ec;
+  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
+  if (ec)
+    throw std::runtime_error("cannot find the npusim binary: " + ec.message());
+  return p.string();
+}
+
+void write_file_atomically(const fs::path& path, const std::string& content) {
+  fs::path temp = path;
+  temp += fmt::format(".tmp-{}", ::getpid());
+  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  if (!f)
+    throw std::runtime_error(
+        fmt::format("cannot create '{}': {}", temp.string(), std::strerror(errno)));
+  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
+                  std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+  const int error = errno;
+  std::fclose(f);
+  std::error_code ec;
+  if (ok)
+    fs::rename(temp, path, ec);
+  if (!ok || ec) {
+    fs::remove(temp, ec);
+    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(),
+                                         ok ? ec.message() : std::strerror(error)));
+  }
+}
+
+std::optional<PointResult> read_result(const fs::path& out_dir, const PlannedPoint& point) {
+  const fs::path file = out_dir / point.dir / "result.json";
+  std::error_code ec;
+  if (!fs::exists(file, ec))
+    return std::nullopt;
+  const Json j = Json::parse(slurp(file), nullptr, false);
+  if (j.is_discarded() || !j.is_object() || !j.contains("args") || j["args"] != Json(point.args))
+    return std::nullopt;
+  PointResult r;
+  r.status = j.value("status", "");
+  r.error = j.value("error", "");
+  r.exit_code = j.value("exit_code", 0);
+  r.wall_s = j.value("wall_s", 0.0);
+  return r;
+}
+
+void write_invalid_result(const fs::path& out_dir, const PlannedPoint& point) {
+  const fs::path partial = out_dir / (point.dir + ".partial");
+  std::error_code ec;
+  fs::remove_all(partial, ec);
+  fs::create_directories(partial);
+  PointResult r{"invalid", point.invalid, 2, 0.0};
+  write_file_atomically(partial / "result.json", result_json(point, r));
+  publish(partial, out_dir / point.dir);
+}
+
+bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size_t>& todo,
+                const RunnerOptions& options,
+                const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
+                const std::function<void()>& on_tick) {
+  // Signals are taken synchronously with sigtimedwait, so that a child's exit wakes the
+  // loop at once and an interrupt is handled between two steps.
+  sigset_t wait_set, old_mask;
+  sigemptyset(&wait_set);
+  for (const int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP})
+    sigaddset(&wait_set, sig);
+  ::sigprocmask(SIG_BLOCK, &wait_set, &old_mask);
+
+  std::map<pid_t, Child> running;
+  size_t next = 0;
+  bool interrupted = false;
+  const auto jobs = static_cast<size_t>(std::max(1, options.jobs));
+  try {
+    while ((!interrupted && next < todo.size()) || !running.empty()) {
+      while (!interrupted && running.size() < jobs && next < todo.size()) {
+        const PlannedPoint& point = plan.points.at(todo[next++]);
+        const fs::path partial = out_dir / (point.dir + ".partial");
+        std::error_code ec;
+        fs::remove_all(partial, ec);
+        fs::create_directories(partial);
+        std::vector<std::string> argv{options.exe};
+        argv.insert(argv.end(), point.args.begin(), point.args.end());
+        argv.insert(argv.end(), {"--out", partial.string()});
+        const pid_t pid =
+            spawn(argv, partial / "stdout.txt", partial / "stderr.txt", old_mask, false);
+        running[pid] = Child{point.index, Clock::now()};
+      }
+
+      // Sleep until a signal, the next timeout or the next progress tick.
+      auto wait = std::chrono::milliseconds(250);
+      if (options.timeout_ms > 0)
+        for (const auto& [pid, c] : running)
+          if (!c.killed) {
+            const auto left =
+                c.start + std::chrono::milliseconds(options.timeout_ms) - Clock::now();
+            wait = std::min(wait, std::max(std::chrono::milliseconds(1),
+                                           std::chrono::duration_cast<std::chrono::milliseconds>(
+                                               left + std::chrono::milliseconds(1))));
+          }
+      timespec ts{};
+      ts.tv_sec = wait.count() / 1000;
+      ts.tv_nsec = (wait.count() % 1000) * 1000000;
+      siginfo_t info;
+      const int sig = ::sigtimedwait(&wait_set, &info, &ts);
+      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        interrupted = true;
+        for (auto& [pid, c] : running) {
+          ::kill(-pid, SIGKILL);
+          c.killed = true;
+        }
+      }
+
+      int status = 0;
+      pid_t pid;
+      while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+        const auto it = running.find(pid);
+        if (it == running.end())
+          continue;
+        const Child child = it->second;
+        running.erase(it);
+        const PlannedPoint& point = plan.points.at(child.point);
+        const fs::path partial = out_dir / (point.dir + ".partial");
+        if (interrupted && !child.timed_out) {
+          std::error_code ec;
+          fs::remove_all(partial, ec);
+          continue;
+        }
+        const PointResult r = outcome(child, status, partial, options.timeout_ms);
+        write_file_atomically(partial / "result.json", result_json(point, r));
+        publish(partial, out_dir / point.dir);
+        on_done(point, r);
+      }
+
+      if (options.timeout_ms > 0)
+        for (auto& [child_pid, c] : running)
+          if (!c.killed &&
+              Clock::now() - c.start >= std::chrono::milliseconds(options.timeout_ms)) {
+            ::kill(-child_pid, SIGKILL);
+            c.killed = true;
+            c.timed_out = true;
+          }
+      on_tick();
+    }
+  } catch (...) {
+    for (const auto& [pid, c] : running) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    throw;
+  }
+  // Drop the signals this loop consumed the wake-ups of; a pending interrupt stays.
+  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+  return !interrupted;
+}
+
+Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) {
+  Captured c;
+  char dir_template[] = "/tmp/npusim-cmd.XXXXXX";
+  const char* dir = ::mkdtemp(dir_template);
+  if (!dir) {
+    c.err = fmt::format("cannot create a temporary directory: {}", std::strerror(errno));
+    return c;
+  }
+  const fs::path out = fs::path(dir) / "out", err = fs::path(dir) / "err";
+  sigset_t mask;
+  ::sigprocmask(SIG_SETMASK, nullptr, &mask);
+  const pid_t pid = spawn(argv, out, err, mask, true);
+  const auto start = Clock::now();
+  int status = 0;
+  while (true) {
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid)
+      break;
+    if (done < 0 && errno != EINTR)
+      break;
+    if (Clock::now() - start > std::chrono::milliseconds(timeout_ms)) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      c.timed_out = true;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (!c.timed_out && WIFEXITED(status))
+    c.exit_code = WEXITSTATUS(status);
+  c.out = slurp(out);
+  c.err = slurp(err);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return c;
+}
+
+} // namespace npu::sweep

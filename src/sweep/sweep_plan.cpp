@@ -1,0 +1,313 @@
+#include "sweep/sweep_plan.h"
+
+#include "platform/platform_config.h"
+#include "report/report.h"
+#include "testbench/testbench.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <optional>
+
+namespace npu::sweep {
+
+namespace fs = std::filesystem;
+
+std::string bare_message(const InputError& error) {
+  const std::string what = error.what();
+  const std::string marker = "error: " + (error.key().empty() ? "" : error.key() + ": ");
+  const size_t at = what.find(marker);
+  return at == std::string::npos ? what : what.substr(at + marker.size());
+}
+
+std::string point_dir(size_t index) {
+  return fmt::format("points/{:04}", index);
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// The parsed inputs every point starts from.
+struct Base {
+  cfg::Node config;
+  std::vector<cfg::Node> testbenches;
+};
+
+void require_file(const std::string& path, const SourceLoc& loc, const std::string& key) {
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(loc, key, "file '" + path + "' does not exist");
+}
+
+std::vector<std::string> keys_of(const Json& object) {
+  std::vector<std::string> keys;
+  for (const auto& item : object.items())
+    keys.push_back(item.key());
+  return keys;
+}
+
+std::string unknown(const std::string& what, const std::string& name,
+                    const std::vector<std::string>& candidates) {
+  std::string message = what + " has no '" + name + "'";
+  const std::string hint = did_you_mean(name, candidates);
+  if (!hint.empty())
+    return message + "; did you mean '" + hint + "'?";
+  if (candidates.empty())
+    return message;
+  message += "; expected one of ";
+  for (size_t i = 0; i < candidates.size(); ++i)
+    message += (i ? ", " : "") + candidates[i];
+  return message;
+}
+
+// A testbench key must name something the testbench has (up to its last part): an
+// override would otherwise create a new kernel or buffer instead of changing one.
+void check_testbench_path(const cfg::Node& root, const Parameter& p) {
+  const std::vector<std::string> parts = split_path(p.target_key());
+  const cfg::Node* node = &root;
+  std::string walked = "the testbench";
+  for (size_t i = 0; i + 1 < parts.size(); ++i) {
+    const cfg::Node* child = node->find(parts[i]);
+    if (!child || !child->is_map()) {
+      std::vector<std::string> names;
+      for (const auto& e : node->entries)
+        names.push_back(e.key);
+      throw InputError(p.loc, "parameters." + p.key, unknown(walked, parts[i], names));
+    }
+    walked = "'" + parts[i] + "'";
+    node = child;
+  }
+}
+
+// Loads one point: config and testbench trees with the overrides, then the full checks.
+// Throws InputError on the first problem.
+void load_point(const Base& base, size_t testbench, const std::string& testbench_file,
+                const std::string& config_file, const std::vector<std::string>& config_sets,
+                const std::vector<std::string>& testbench_sets, PlatformConfig* out = nullptr) {
+  cfg::Node config = base.config;
+  for (const auto& s : config_sets)
+    cfg::apply_override(config, s);
+  PlatformConfig pc = read_platform_config(config, config_file);
+  cfg::Node tb_root = base.testbenches[testbench];
+  for (const auto& s : testbench_sets)
+    cfg::apply_override(tb_root, s, "--tb-set");
+  const Testbench tb = read_testbench(tb_root, testbench_file);
+  check_testbench(tb, pc);
+  if (out)
+    *out = std::move(pc);
+}
+
+// True when `e` says that `key` (or a section on its path) is not a key at all.
+bool is_unknown_key(const InputError& e, const std::string& key) {
+  const bool on_path = e.key() == key || key.rfind(e.key() + ".", 0) == 0;
+  return !e.key().empty() && on_path &&
+         std::string(e.what()).find(": unknown key") != std::string::npos;
+}
+
+// What report.json holds for this testbench on this config, with every kernel present;
+// block statistics are known only after a run.
+Json report_skeleton(const PlatformConfig& config, const cfg::Node& tb_root,
+                     const std::string& tb_file) {
+  RunReport r;
+  r.effective_config = config.effective;
+  for (const auto& k : read_testbench(tb_root, tb_file).kernels) {
+    LaunchRecord record;
+    record.kernel = k.desc.name;
+    r.launches.push_back(record);
+  }
+  for (const auto& block : block_names())
+    r.blocks.push_back(StatGroup{block, {}});
+  Json j = to_json(r);
+  j["events"] = Json::array();
+  return j;
+}
+
+// Checks a metric path against a report skeleton; returns the problem, or nullopt.
+std::optional<std::string> check_metric(const Json& skeleton, const std::string& path) {
+  const std::vector<std::string> parts = split_path(path);
+  const Json* node = &skeleton;
+  std::string walked = "report.json", prefix;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    // Lists (events) and block statistics are only known once a point has run.
+    if (node->is_array() || (i == 2 && parts[0] == "blocks") ||
+        (i == 1 && parts[0] == "stat_units"))
+      return std::nullopt;
+    if (!node->is_object())
+      return walked + " is a value; it has no '" + parts[i] + "'";
+    if (!node->contains(parts[i]))
+      return unknown(walked, parts[i], keys_of(*node));
+    node = &(*node)[parts[i]];
+    prefix += (i ? "." : "") + parts[i];
+    walked = "'" + prefix + "'";
+  }
+  if (node->is_object() && !(parts.size() == 2 && parts[0] == "blocks"))
+    return walked + " is a section; expected one of its values: " +
+           fmt::format("{}", fmt::join(keys_of(*node), ", "));
+  return std::nullopt;
+}
+
+} // namespace
+
+Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
+  Plan plan;
+  plan.name = spec.name;
+  plan.sweep_file = spec.file;
+  plan.cwd = fs::current_path().string();
+  plan.metrics = spec.metrics;
+  plan.timeout_ms = timeout_ms;
+  for (const auto& p : spec.parameters)
+    plan.parameter_keys.push_back(p.key);
+
+  Base base;
+  require_file(spec.config, spec.config_loc, "config");
+  base.config = cfg::load_with_extends(spec.config);
+  for (size_t i = 0; i < spec.testbenches.size(); ++i) {
+    require_file(spec.testbenches[i], spec.testbench_locs[i], "testbench");
+    base.testbenches.push_back(cfg::parse_yaml_file(spec.testbenches[i]));
+    read_testbench(base.testbenches[i], spec.testbenches[i]);
+  }
+
+  // Fixed overrides change the base of every point, so a problem with one is the sweep's.
+  std::vector<std::string> fixed_config, fixed_tb;
+  for (const auto& f : spec.fixed) {
+    const Parameter as_param{f.key, f.loc, {f.value}, {f.loc}};
+    (as_param.on_testbench() ? fixed_tb : fixed_config)
+        .push_back(as_param.target_key() + "=" + f.value);
+    try {
+      for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
+        if (as_param.on_testbench())
+          check_testbench_path(base.testbenches[tb], as_param);
+        load_point(base, tb, spec.testbenches[tb], spec.config, fixed_config, fixed_tb);
+      }
+    } catch (const InputError& e) {
+      throw InputError(f.loc, "set." + f.key, bare_message(e));
+    }
+  }
+  for (const auto& s : fixed_config)
+    cfg::apply_override(base.config, s);
+  for (auto& tb_root : base.testbenches)
+    for (const auto& s : fixed_tb)
+      cfg::apply_override(tb_root, s, "--tb-set");
+
+  // A key that names nothing fails every point: report it at its place in the sweep file.
+  for (const auto& p : spec.parameters) {
+    const std::string set = p.target_key() + "=" + p.values.front();
+    for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
+      if (p.on_testbench())
+        check_testbench_path(base.testbenches[tb], p);
+      try {
+        load_point(base, tb, spec.testbenches[tb], spec.config,
+                   p.on_testbench() ? std::vector<std::string>{} : std::vector{set},
+                   p.on_testbench() ? std::vector{set} : std::vector<std::string>{});
+      } catch (const InputError& e) {
+        if (is_unknown_key(e, p.target_key()))
+          throw InputError(p.loc, "parameters." + p.key,
+                           "not a key of the " +
+                               std::string(p.on_testbench() ? "testbench" : "config") + ": " +
+                               e.key() + ": " + bare_message(e));
+      }
+    }
+  }
+
+  // Metrics must name something report.json has, for at least one testbench.
+  const PlatformConfig base_config = read_platform_config(base.config, spec.config);
+  std::vector<Json> skeletons;
+  for (size_t tb = 0; tb < base.testbenches.size(); ++tb)
+    skeletons.push_back(report_skeleton(base_config, base.testbenches[tb], spec.testbenches[tb]));
+  for (const auto& m : spec.metrics) {
+    std::optional<std::string> problem;
+    for (const auto& skeleton : skeletons) {
+      problem = check_metric(skeleton, m.path);
+      if (!problem)
+        break;
+    }
+    if (problem)
+      throw InputError(m.loc, "metrics." + m.name, *problem);
+  }
+
+  for (const Point& point : expand_points(spec)) {
+    PlannedPoint pp;
+    pp.index = point.index;
+    pp.dir = point_dir(point.index);
+    pp.testbench = spec.testbench_labels[point.testbench];
+    std::vector<std::string> config_sets = fixed_config, tb_sets = fixed_tb, own_config, own_tb;
+    for (size_t i = 0; i < spec.parameters.size(); ++i) {
+      const Parameter& p = spec.parameters[i];
+      const std::string& value = point.value(spec, i);
+      pp.parameters.emplace_back(p.key, value);
+      (p.on_testbench() ? own_tb : own_config).push_back(p.target_key() + "=" + value);
+    }
+    config_sets.insert(config_sets.end(), own_config.begin(), own_config.end());
+    tb_sets.insert(tb_sets.end(), own_tb.begin(), own_tb.end());
+    pp.args = {"run", "--config", spec.config, "--testbench", spec.testbenches[point.testbench]};
+    for (const auto& s : config_sets)
+      pp.args.insert(pp.args.end(), {"--set", s});
+    for (const auto& s : tb_sets)
+      pp.args.insert(pp.args.end(), {"--tb-set", s});
+    try {
+      load_point(base, point.testbench, spec.testbenches[point.testbench], spec.config, own_config,
+                 own_tb);
+    } catch (const InputError& e) {
+      pp.invalid = e.what();
+    }
+    plan.points.push_back(std::move(pp));
+  }
+  return plan;
+}
+
+nlohmann::ordered_json metrics_json(const std::vector<Metric>& metrics) {
+  Json list = Json::array();
+  for (const auto& m : metrics)
+    list.push_back({{"name", m.name}, {"path", m.path}});
+  return list;
+}
+
+nlohmann::ordered_json plan_to_json(const Plan& plan) {
+  Json j;
+  j["name"] = plan.name;
+  j["sweep_file"] = plan.sweep_file;
+  j["cwd"] = plan.cwd;
+  j["parameters"] = plan.parameter_keys;
+  j["metrics"] = metrics_json(plan.metrics);
+  j["timeout_ms"] = plan.timeout_ms;
+  Json points = Json::array();
+  for (const auto& p : plan.points) {
+    Json params = Json::object();
+    for (const auto& [key, value] : p.parameters)
+      params[key] = value;
+    points.push_back({{"index", p.index},
+                      {"dir", p.dir},
+                      {"testbench", p.testbench},
+                      {"parameters", std::move(params)},
+                      {"args", p.args},
+                      {"invalid", p.invalid}});
+  }
+  j["points"] = std::move(points);
+  return j;
+}
+
+Plan plan_from_json(const nlohmann::ordered_json& j) {
+  Plan plan;
+  plan.name = j.at("name").get<std::string>();
+  plan.sweep_file = j.at("sweep_file").get<std::string>();
+  plan.cwd = j.at("cwd").get<std::string>();
+  plan.parameter_keys = j.at("parameters").get<std::vector<std::string>>();
+  for (const auto& m : j.at("metrics"))
+    plan.metrics.push_back({m.at("name").get<std::string>(), m.at("path").get<std::string>(), {}});
+  plan.timeout_ms = j.at("timeout_ms").get<uint64_t>();
+  for (const auto& p : j.at("points")) {
+    PlannedPoint pp;
+    pp.index = p.at("index").get<size_t>();
+    pp.dir = p.at("dir").get<std::string>();
+    pp.testbench = p.at("testbench").get<std::string>();
+    for (const auto& item : p.at("parameters").items())
+      pp.parameters.emplace_back(item.key(), item.value().get<std::string>());
+    pp.args = p.at("args").get<std::vector<std::string>>();
+    pp.invalid = p.at("invalid").get<std::string>();
+    plan.points.push_back(std::move(pp));
+  }
+  return plan;
+}
+
+} // namespace npu::sweep

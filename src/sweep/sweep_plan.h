@@ -1,0 +1,54 @@
+#pragma once
+
+#include "sweep/sweep_spec.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+// A sweep turned into concrete `npusim run` command lines, one per point, after every
+// point was checked against the config and testbench schemas. The plan is written to
+// DIR/plan.json, so that Slurm tasks and `npusim sweep collect` need only DIR.
+namespace npu::sweep {
+
+struct PlannedPoint {
+  size_t index = 0;
+  std::string dir;       ///< relative to the sweep's output directory: "points/0007"
+  std::string testbench; ///< as written in the sweep file
+  std::vector<std::pair<std::string, std::string>> parameters; ///< key, value
+  std::vector<std::string> args; ///< npusim's arguments, `run ...` without --out
+  std::string invalid;           ///< why the point was rejected before running; "" if valid
+};
+
+struct Plan {
+  std::string name;
+  std::string sweep_file;
+  std::string cwd; ///< where the command lines' relative paths start
+  std::vector<std::string> parameter_keys;
+  std::vector<Metric> metrics;
+  uint64_t timeout_ms = 0; ///< per point; 0: none
+  std::vector<PlannedPoint> points;
+};
+
+/// Checks the sweep against its config and testbenches and builds the plan. A problem
+/// that concerns every point (a missing file, an unknown key, a metric the report
+/// cannot have) throws InputError at its place in the sweep file; a value that only
+/// some points take makes those points invalid.
+Plan make_plan(const Spec& spec, uint64_t timeout_ms);
+
+/// The message of an InputError without its position and key.
+std::string bare_message(const InputError& error);
+
+/// Folder of point `index`: "points/0007" (at least four digits).
+std::string point_dir(size_t index);
+
+/// The metrics as a JSON list of {name, path}.
+nlohmann::ordered_json metrics_json(const std::vector<Metric>& metrics);
+
+nlohmann::ordered_json plan_to_json(const Plan& plan);
+Plan plan_from_json(const nlohmann::ordered_json& json);
+
+} // namespace npu::sweep

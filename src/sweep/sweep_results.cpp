@@ -1,0 +1,136 @@
+#include "sweep/sweep_results.h"
+
+#include "sweep/point_runner.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+#include <vector>
+
+namespace npu::sweep {
+
+namespace fs = std::filesystem;
+using Json = nlohmann::ordered_json;
+
+namespace {
+
+std::optional<Json> value_at(const Json& node, const std::vector<std::string>& parts, size_t at) {
+  if (at == parts.size())
+    return node;
+  if (node.is_object()) {
+    // Keys may hold dots themselves ("compute.unit0"): the longest that matches wins.
+    for (size_t end = parts.size(); end > at; --end) {
+      std::string key = parts[at];
+      for (size_t i = at + 1; i < end; ++i)
+        key += "." + parts[i];
+      if (node.contains(key))
+        if (auto v = value_at(node[key], parts, end))
+          return v;
+    }
+    return std::nullopt;
+  }
+  const std::string& part = parts[at];
+  if (node.is_array() && !part.empty() && part.size() < 10 &&
+      part.find_first_not_of("0123456789") == std::string::npos && std::stoul(part) < node.size())
+    return value_at(node[std::stoul(part)], parts, at + 1);
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Json> value_at(const Json& json, const std::string& path) {
+  return value_at(json, split_path(path), 0);
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos)
+    return text;
+  std::string out = "\"";
+  for (const char c : text)
+    out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+namespace {
+
+std::string cell(const std::optional<Json>& v) {
+  if (!v || v->is_null())
+    return "";
+  if (v->is_string())
+    return v->get<std::string>();
+  return v->dump();
+}
+
+Json read_report(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return Json::parse(s.str(), nullptr, false);
+}
+
+} // namespace
+
+MergeCounts merge_results(const fs::path& out_dir, const Plan& plan) {
+  MergeCounts counts;
+  std::ostringstream csv;
+  csv << "point,testbench";
+  for (const auto& key : plan.parameter_keys)
+    csv << ',' << csv_field(key);
+  for (const auto& m : plan.metrics)
+    csv << ',' << csv_field(m.name);
+  csv << ",status,error,wall_s\n";
+
+  Json rows = Json::array();
+  for (const PlannedPoint& point : plan.points) {
+    std::optional<PointResult> result = read_result(out_dir, point);
+    if (!result) {
+      ++counts.missing;
+      result = PointResult{"missing", "no result: the point has not run to its end yet", 0, 0.0};
+    } else if (result->status == "ok") {
+      ++counts.ok;
+    } else {
+      ++counts.failed;
+    }
+    Json report;
+    if (result->status == "ok")
+      report = read_report(out_dir / point.dir / "report.json");
+
+    Json row;
+    row["point"] = point.index;
+    row["dir"] = point.dir;
+    row["testbench"] = point.testbench;
+    Json params = Json::object();
+    csv << point.index << ',' << csv_field(point.testbench);
+    for (const auto& [key, value] : point.parameters) {
+      params[key] = value;
+      csv << ',' << csv_field(value);
+    }
+    row["parameters"] = std::move(params);
+    Json metrics = Json::object();
+    for (const auto& m : plan.metrics) {
+      const std::optional<Json> v = report.is_object() ? value_at(report, m.path) : std::nullopt;
+      metrics[m.name] = v ? *v : Json();
+      csv << ',' << csv_field(cell(v));
+    }
+    row["metrics"] = std::move(metrics);
+    row["status"] = result->status;
+    row["error"] = result->error;
+    row["wall_s"] = result->wall_s;
+    csv << ',' << result->status << ',' << csv_field(result->error) << ','
+        << fmt::format("{:.3f}", result->wall_s) << '\n';
+    rows.push_back(std::move(row));
+  }
+
+  Json j;
+  j["sweep"] = plan.name;
+  j["parameters"] = plan.parameter_keys;
+  j["metrics"] = metrics_json(plan.metrics);
+  j["points"] = std::move(rows);
+  write_file_atomically(out_dir / "results.csv", csv.str());
+  write_file_atomically(out_dir / "results.json",
+                        j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n");
+  return counts;
+}
+
+} // namespace npu::sweep

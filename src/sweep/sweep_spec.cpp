@@ -1,0 +1,313 @@
+#include "sweep/sweep_spec.h"
+
+#include "config/section.h"
+#include "config/units.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <optional>
+
+namespace npu::sweep {
+
+namespace fs = std::filesystem;
+
+bool Parameter::on_testbench() const {
+  return key.rfind(kTestbenchPrefix, 0) == 0;
+}
+
+std::string Parameter::target_key() const {
+  return on_testbench() ? key.substr(std::string(kTestbenchPrefix).size()) : key;
+}
+
+namespace {
+
+const std::string& scalar_of(const cfg::Node& node, const std::string& key, const char* expected) {
+  if (!node.is_scalar() || node.scalar.empty())
+    throw InputError(node.loc, key,
+                     std::string("expected ") + expected + ", got " +
+                         (node.is_scalar() ? "an empty value" : node.kind_name()));
+  return node.scalar;
+}
+
+std::string resolve(const std::string& sweep_file, const std::string& path) {
+  return (fs::path(sweep_file).parent_path() / path).lexically_normal().string();
+}
+
+// A kind of quantity a range can step through: how to read a bound and write a value.
+struct Quantity {
+  const char* what;
+  std::function<std::optional<double>(const std::string&)> parse;
+  std::function<std::string(double)> format;
+  bool whole; ///< values are whole numbers (integers, bytes, picoseconds)
+};
+
+template <typename T> std::optional<double> as_double(std::optional<T> v) {
+  return v ? std::optional<double>(static_cast<double>(*v)) : std::nullopt;
+}
+
+const std::vector<Quantity>& quantities() {
+  static const std::vector<Quantity> kinds = {
+      {"whole numbers",
+       [](const std::string& s) { return as_double(units::parse_int(s, nullptr)); },
+       [](double v) { return std::to_string(static_cast<int64_t>(std::llround(v))); }, true},
+      {"sizes", [](const std::string& s) { return as_double(units::parse_bytes(s, nullptr)); },
+       [](double v) { return units::format_bytes(static_cast<uint64_t>(std::llround(v))); }, true},
+      {"durations",
+       [](const std::string& s) { return as_double(units::parse_time_ps(s, nullptr)); },
+       [](double v) { return units::format_time_ps(static_cast<uint64_t>(std::llround(v))); },
+       true},
+      {"frequencies", [](const std::string& s) { return units::parse_frequency_hz(s, nullptr); },
+       [](double v) { return units::format_frequency_hz(v); }, false},
+      {"numbers", [](const std::string& s) { return units::parse_double(s, nullptr); },
+       [](double v) {
+         char buf[32];
+         std::snprintf(buf, sizeof buf, "%.10g", v);
+         return std::string(buf);
+       },
+       false},
+  };
+  return kinds;
+}
+
+std::vector<std::string> expand_range(const cfg::Node& node, const std::string& key) {
+  cfg::Section s(&node, key, nullptr);
+  const cfg::Node& from = s.require("from", "the first value of the range");
+  const cfg::Node& to = s.require("to", "the last value of the range");
+  s.accept("step");
+  s.accept("factor");
+  s.finish();
+  const cfg::Node* step = s.value("step");
+  const cfg::Node* factor = s.value("factor");
+  if (step && factor)
+    s.fail("factor", "a range takes either step (linear) or factor (logarithmic), not both");
+  const std::string from_text = scalar_of(from, key + ".from", "a value");
+  const std::string to_text = scalar_of(to, key + ".to", "a value");
+  const std::string step_text =
+      step ? scalar_of(*step, key + ".step", "a step such as 1 or 8KiB") : "";
+
+  // The first kind that reads both bounds (and the step) is the range's kind.
+  const Quantity* kind = nullptr;
+  std::optional<double> lo, hi, by;
+  for (const Quantity& q : quantities()) {
+    lo = q.parse(from_text);
+    hi = q.parse(to_text);
+    by = step ? q.parse(step_text) : std::optional<double>(1.0);
+    if (lo && hi && by) {
+      kind = &q;
+      break;
+    }
+  }
+  if (!kind)
+    s.fail("from", "cannot step from '" + from_text + "' to '" + to_text + "'" +
+                       (step ? " by '" + step_text + "'" : "") +
+                       ": expected whole numbers, sizes (8KiB), durations (10ns), frequencies "
+                       "(1GHz) or numbers, all of one kind");
+  if (*hi < *lo)
+    s.fail("to", "must not be below from ('" + from_text + "'), got '" + to_text + "'");
+
+  std::vector<std::string> values;
+  auto add = [&](double v) {
+    if (values.size() >= kMaxRangeValues)
+      s.fail("to", "the range gives more than " + std::to_string(kMaxRangeValues) + " values");
+    values.push_back(kind->format(v));
+  };
+  if (factor) {
+    const std::string factor_text = scalar_of(*factor, key + ".factor", "a number above 1");
+    const auto f = units::parse_double(factor_text, nullptr);
+    if (!f || !(*f > 1.0))
+      s.fail("factor", "expected a number above 1, got '" + factor_text + "'");
+    if (*lo <= 0)
+      s.fail("from", "a range with a factor must start above 0, got '" + from_text + "'");
+    if (kind->whole && std::floor(*f) != *f)
+      s.fail("factor", "must be a whole number for " + std::string(kind->what) + ", got '" +
+                           factor_text + "'");
+    const double slack = *hi * 1e-9;
+    for (double v = *lo; v <= *hi + slack; v *= *f)
+      add(v);
+  } else {
+    if (!(*by > 0))
+      s.fail("step", "must be above 0, got '" + step_text + "'");
+    // Multiply rather than accumulate, so that 0.1 steps do not drift.
+    const double slack = *by * 1e-9;
+    for (size_t i = 0; *lo + static_cast<double>(i) * *by <= *hi + slack; ++i)
+      add(*lo + static_cast<double>(i) * *by);
+  }
+  return values;
+}
+
+} // namespace
+
+std::vector<std::string> expand_values(const cfg::Node& node, const std::string& key) {
+  if (node.is_seq()) {
+    if (node.items.empty())
+      throw InputError(node.loc, key, "expected at least one value, got an empty list");
+    std::vector<std::string> values;
+    for (const auto& item : node.items)
+      values.push_back(scalar_of(item, key, "a value (one list item per value)"));
+    return values;
+  }
+  if (node.is_map())
+    return expand_range(node, key);
+  if (node.is_scalar())
+    return {node.scalar};
+  throw InputError(node.loc, key,
+                   "expected a list of values, {from, to, step} or {from, to, factor}, got " +
+                       std::string(node.kind_name()));
+}
+
+Spec read_spec(const cfg::Node& root, const std::string& file) {
+  if (!root.is_map())
+    throw InputError(root.is_null() ? SourceLoc{file, 1, 1} : root.loc, "",
+                     "expected a sweep: a map with config, testbench, parameters and metrics");
+  Spec spec;
+  spec.file = file;
+  cfg::Section top(&root, "", nullptr);
+  spec.name = top.string("name", fs::path(file).stem().string());
+
+  const cfg::Node& config = top.require("config", "the hardware configuration file");
+  spec.config = resolve(file, scalar_of(config, "config", "a file name"));
+  spec.config_loc = config.loc;
+
+  const cfg::Node& testbench = top.require("testbench", "a testbench file or a list of them");
+  const std::vector<cfg::Node> tb_items =
+      testbench.is_seq() ? testbench.items : std::vector<cfg::Node>{testbench};
+  if (tb_items.empty())
+    throw InputError(testbench.loc, "testbench", "expected at least one testbench");
+  for (const auto& item : tb_items) {
+    const std::string& label = scalar_of(item, "testbench", "a file name");
+    for (size_t i = 0; i < spec.testbench_labels.size(); ++i)
+      if (spec.testbench_labels[i] == label)
+        throw InputError(item.loc, "testbench",
+                         "'" + label + "' is listed twice (first at line " +
+                             std::to_string(spec.testbench_locs[i].line) + ")");
+    spec.testbench_labels.push_back(label);
+    spec.testbenches.push_back(resolve(file, label));
+    spec.testbench_locs.push_back(item.loc);
+  }
+
+  top.accept("set");
+  if (const cfg::Node* set = top.value("set"); set && !set->is_null()) {
+    if (!set->is_map())
+      top.fail("set", std::string("expected a map of key: value, got ") + set->kind_name());
+    for (const auto& e : set->entries)
+      spec.fixed.push_back({e.key, scalar_of(e.value, "set." + e.key, "a value"), e.key_loc});
+  }
+
+  spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
+
+  top.accept("parameters");
+  if (const cfg::Node* params = top.value("parameters"); params && !params->is_null()) {
+    if (!params->is_map())
+      top.fail("parameters",
+               std::string("expected a map of config key: values, got ") + params->kind_name());
+    for (const auto& e : params->entries) {
+      for (const auto& f : spec.fixed)
+        if (f.key == e.key)
+          throw InputError(e.key_loc, "parameters." + e.key,
+                           "is also fixed under set (line " + std::to_string(f.loc.line) + ")");
+      Parameter p;
+      p.key = e.key;
+      p.loc = e.key_loc;
+      p.values = expand_values(e.value, "parameters." + e.key);
+      for (size_t i = 0; i < p.values.size(); ++i)
+        p.value_locs.push_back(e.value.is_seq() ? e.value.items[i].loc : e.value.loc);
+      spec.parameters.push_back(std::move(p));
+    }
+  }
+
+  const cfg::Node& metrics = top.require("metrics", "a list of report.json paths");
+  auto add_metric = [&](const std::string& name, const cfg::Node& value, const std::string& key) {
+    const std::string& path = scalar_of(value, key, "a report.json path such as sim.simulated_ns");
+    for (const auto& m : spec.metrics)
+      if (m.name == name)
+        throw InputError(value.loc, key, "column '" + name + "' is collected twice");
+    spec.metrics.push_back({name, path, value.loc});
+  };
+  if (metrics.is_seq()) {
+    for (const auto& item : metrics.items)
+      add_metric(item.is_scalar() ? item.scalar : "", item, "metrics");
+  } else if (metrics.is_map()) {
+    for (const auto& e : metrics.entries)
+      add_metric(e.key, e.value, "metrics." + e.key);
+  } else {
+    top.fail("metrics", "expected a list of report.json paths or a map of column: path, got " +
+                            std::string(metrics.kind_name()));
+  }
+  top.finish();
+
+  // Column names must not collide with each other or with the fixed columns.
+  std::vector<std::string> columns = {"point", "testbench", "status", "error", "wall_s"};
+  auto claim = [&](const std::string& name, const SourceLoc& loc, const std::string& key) {
+    for (const auto& c : columns)
+      if (c == name)
+        throw InputError(loc, key, "column '" + name + "' is already taken");
+    columns.push_back(name);
+  };
+  for (const auto& p : spec.parameters)
+    claim(p.key, p.loc, "parameters." + p.key);
+  for (const auto& m : spec.metrics)
+    claim(m.name, m.loc, "metrics");
+
+  if (spec.zip && !spec.parameters.empty()) {
+    const Parameter& first = spec.parameters.front();
+    for (const auto& p : spec.parameters)
+      if (p.values.size() != first.values.size())
+        throw InputError(p.loc, "parameters." + p.key,
+                         "mode zip needs lists of one length: '" + first.key + "' has " +
+                             std::to_string(first.values.size()) + " values, this one " +
+                             std::to_string(p.values.size()));
+  }
+  size_t points = spec.testbenches.size();
+  if (!spec.zip)
+    for (const auto& p : spec.parameters) {
+      points *= p.values.size();
+      if (points > kMaxPoints)
+        throw InputError(p.loc, "parameters." + p.key,
+                         "the grid has more than " + std::to_string(kMaxPoints) + " points");
+    }
+  return spec;
+}
+
+Spec load_spec(const std::string& path) {
+  return read_spec(cfg::parse_yaml_file(path), path);
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    parts.push_back(path.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (dot == std::string::npos)
+      return parts;
+    start = dot + 1;
+  }
+}
+
+std::vector<Point> expand_points(const Spec& spec) {
+  std::vector<Point> points;
+  const size_t n = spec.parameters.size();
+  for (size_t tb = 0; tb < spec.testbenches.size(); ++tb) {
+    if (spec.zip) {
+      const size_t length = n == 0 ? 1 : spec.parameters.front().values.size();
+      for (size_t i = 0; i < length; ++i)
+        points.push_back({points.size(), tb, std::vector<size_t>(n, i)});
+      continue;
+    }
+    // An odometer over the value indices: the last parameter turns fastest.
+    std::vector<size_t> at(n, 0);
+    while (true) {
+      points.push_back({points.size(), tb, at});
+      size_t k = n;
+      while (k > 0 && ++at[k - 1] == spec.parameters[k - 1].values.size())
+        at[--k] = 0;
+      if (k == 0)
+        break;
+    }
+  }
+  return points;
+}
+
+} // namespace npu::sweep

@@ -2,12 +2,14 @@
 
 #include "common/error.h"
 #include "report/report.h"
+#include "report/trace_writer.h"
 #include "runtime/simulation.h"
 
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
 namespace npu {
 
@@ -16,12 +18,26 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
     if (program.check)
       program.check(config);
+    // The writer outlives the simulation whose blocks hold a pointer to it.
+    std::unique_ptr<ChromeTraceWriter> trace;
+    if (!options.trace_path.empty()) {
+      TraceOptions trace_options;
+      trace_options.path = options.trace_path;
+      trace_options.limit = options.trace_limit;
+      trace_options.sample = options.trace_sample;
+      trace = std::make_unique<ChromeTraceWriter>(
+          trace_options,
+          TraceLayout{config.scheduler.hw_queues, config.compute.units, config.dma.channels});
+    }
     Simulation sim(config);
+    sim.set_tracer(trace.get());
     RunReport report = sim.run(program.body);
     report.testbench_name = program.name;
     report.testbench_file = program.file;
     if (!options.out_dir.empty())
       write_output_dir(options.out_dir, report);
+    if (trace) // renamed into place only now: a failed run leaves no trace file
+      trace->commit();
     print_summary(std::cout, report);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.
@@ -49,6 +65,22 @@ int run_program(const RunOptions& options, const HostProgram& program) {
   }
 }
 
+void add_trace_options(CLI::App& app, RunOptions& options) {
+  CLI::Option* trace =
+      app.add_option("--trace", options.trace_path,
+                     "write a Chrome trace-event JSON timeline (ui.perfetto.dev) to FILE")
+          ->type_name("FILE");
+  app.add_option("--trace-limit", options.trace_limit, "trace only the first N launches")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->needs(trace);
+  app.add_option("--trace-sample", options.trace_sample,
+                 "trace every K-th launch (launch ids 0, K, 2K, ...)")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber)
+      ->needs(trace);
+}
+
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
                       const std::function<void(Runtime&)>& body,
                       const std::function<void(CLI::App&)>& add_options) {
@@ -59,6 +91,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  add_trace_options(app, options);
   if (add_options)
     add_options(app);
   try {

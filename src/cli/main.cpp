@@ -45,6 +45,7 @@ int sc_main(int argc, char* argv[]) {
       ->allow_extra_args(false);
   run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
       ->type_name("DIR");
+  npu::add_trace_options(*run, options);
 
   std::vector<std::string> files;
   CLI::App* validate =

@@ -144,7 +144,7 @@ void HostCpu::run_ahead(uint64_t duration_ps) {
 }
 
 void HostCpu::driver_call() {
-  const uint64_t begin = host_now();
+  const uint64_t begin = trace_begin();
   run_ahead(m_config.driver_call_ps);
   if (m_trace)
     m_trace->slice(TraceTrack::Driver, 0, "driver call", begin, host_now(), m_trace_launch);
@@ -276,7 +276,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
                               const std::vector<std::vector<uint8_t>>& packed, bool async) {
   if (requests.empty())
     return 0;
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   // The arguments were packed when the list was recorded: prepare is free here,
   // and the whole list costs one driver call and one doorbell.
   std::vector<uint64_t> launches;
@@ -340,7 +340,7 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
 }
 
 void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   run_ahead(m_config.memcpy_setup_ps);
   Descriptor d;
   d.type = CommandType::Copy;
@@ -362,7 +362,7 @@ void HostCpu::record_event(uint32_t event, uint32_t stream) {
     m_event_record_commands.resize(event + 1);
   }
   ++m_event_records[event]; // counted before its descriptor is written (it carries the number)
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   driver_call();
   Descriptor d;
   d.type = CommandType::EventRecord;
@@ -378,7 +378,7 @@ std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
 }
 
 bool HostCpu::query_event(uint32_t event) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   if (m_config.completion == "polling")
     poll_landed();
@@ -388,7 +388,7 @@ bool HostCpu::query_event(uint32_t event) {
 }
 
 void HostCpu::sync_event(uint32_t event, const std::string& name) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   const auto cmd = event_command(event);
   if (cmd)
@@ -408,7 +408,7 @@ uint64_t HostCpu::event_records(uint32_t event) const {
 }
 
 void HostCpu::wait_event(uint32_t event, uint32_t stream) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   driver_call();
   Descriptor d;
   d.type = CommandType::EventWait;
@@ -420,7 +420,7 @@ void HostCpu::wait_event(uint32_t event, uint32_t stream) {
 }
 
 void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   if (stream < m_stream_outstanding.size())
     wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'");
@@ -428,14 +428,14 @@ void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
 }
 
 void HostCpu::sync_device() {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   wait_until([&] { return m_outstanding == 0; }, "device synchronize");
   trace_call("device_synchronize", call_begin);
 }
 
 void HostCpu::host_work(uint64_t duration_ps) {
-  const uint64_t call_begin = host_now();
+  const uint64_t call_begin = trace_begin();
   busy(duration_ps);
   trace_call("host_work", call_begin);
 }

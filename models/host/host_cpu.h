@@ -147,6 +147,8 @@ private:
   uint32_t queue_of(uint32_t stream) const { return stream % m_layout.queues; }
   /// The host thread's own time: the simulation time plus what it ran ahead (ps).
   uint64_t host_now() const { return to_ps(sc_core::sc_time_stamp() + m_ahead); }
+  /// host_now() when tracing, else 0: where a traced call begins, free when off.
+  uint64_t trace_begin() const { return m_trace ? host_now() : 0; }
   /// A host-thread call from `begin_ps` until now, when tracing.
   void trace_call(std::string_view name, uint64_t begin_ps);
 

@@ -118,6 +118,8 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     m_memory.read(addr, payload.get_data_ptr(), len);
     m_read_bytes += len;
   }
+  if (m_trace)
+    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), len);
   // The controller front end and PHY sit outside the DRAM timing.
   delay = ps(m_config.controller_latency_ps);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);

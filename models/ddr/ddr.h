@@ -3,6 +3,7 @@
 #include "common/sparse_memory.h"
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/trace.h"
 #include "models/ddr/address_mapper.h"
 #include "models/ddr/ddr_config.h"
 #include "models/ddr/dram_channel.h"
@@ -32,6 +33,8 @@ public:
   /// Untimed access for loaders and tests.
   SparseMemory& storage() { return m_memory; }
   StatGroup stats(uint64_t simulated_ps) const;
+  /// Reports the bytes moved to `tracer` (null: off).
+  void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
 private:
   /// One blocked b_transport: its requests still in the controller.
@@ -63,6 +66,7 @@ private:
   sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up
   sc_core::sc_event m_room;    ///< a queue entry freed up
   uint64_t m_read_bytes = 0;
+  Tracer* m_trace = nullptr;
   uint64_t m_write_bytes = 0;
 };
 

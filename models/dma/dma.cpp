@@ -91,6 +91,10 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   channel.bytes += t.bytes();
   ++channel.transfers;
   channel.busy_ps += to_ps(sc_core::sc_time_stamp()) - begin;
+  if (m_trace)
+    m_trace->slice(TraceTrack::DmaChannel, ch, what, begin, to_ps(sc_core::sc_time_stamp()),
+                   tag.who == Initiator::Compute ? static_cast<int64_t>(tag.launch_id)
+                                                 : Tracer::kNoLaunch);
   channel.busy = false;
   m_channel_freed.notify(sc_core::SC_ZERO_TIME);
 }

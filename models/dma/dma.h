@@ -2,6 +2,7 @@
 
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/trace.h"
 #include "common/worker_pool.h"
 #include "models/dma/dma_config.h"
 
@@ -51,6 +52,9 @@ public:
     run(DmaTransfer::linear(dst, src, bytes), what, tag);
   }
 
+  /// Reports each channel's transfers to `tracer` (null: off).
+  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
@@ -73,6 +77,7 @@ private:
   sc_core::sc_event m_channel_freed;
   uint32_t m_next_channel = 0;
   uint64_t m_bursts = 0;
+  Tracer* m_trace = nullptr;
 };
 
 } // namespace npu

@@ -23,6 +23,16 @@ void HostCpu::set_stream_priority(uint32_t stream, int priority) {
   m_stream_priority[stream] = priority;
 }
 
+void HostCpu::mark(std::string_view name) {
+  if (m_trace)
+    m_trace->slice(TraceTrack::Host, 0, name, host_now(), host_now(), Tracer::kNoLaunch);
+}
+
+void HostCpu::trace_call(std::string_view name, uint64_t begin_ps) {
+  if (m_trace)
+    m_trace->slice(TraceTrack::Host, 0, name, begin_ps, host_now(), Tracer::kNoLaunch);
+}
+
 void HostCpu::run() {
   guarded([this] {
     if (m_program)
@@ -75,8 +85,16 @@ void HostCpu::learn(uint64_t command_id) {
   --m_outstanding;
   --m_queue_outstanding[c.queue];
   --m_stream_outstanding[c.stream];
-  if (c.launch_id >= 0)
-    m_log.close(static_cast<uint64_t>(c.launch_id), to_ps(sc_core::sc_time_stamp()));
+  if (c.launch_id >= 0) {
+    const auto id = static_cast<uint64_t>(c.launch_id);
+    const uint64_t t6 = to_ps(sc_core::sc_time_stamp());
+    if (m_trace) {
+      LaunchRecord& rec = m_log.at(id);
+      rec.t_ps[6] = t6;
+      m_trace->launch_done(rec);
+    }
+    m_log.close(id, t6); // may release the record: the trace sees it first
+  }
 }
 
 void HostCpu::busy(uint64_t duration_ps) {
@@ -90,11 +108,12 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
   if (ready())
     return;
   m_blocked_on = what;
+  const uint64_t start = to_ps(sc_core::sc_time_stamp());
   if (m_config.completion == "interrupt") {
-    const uint64_t start = to_ps(sc_core::sc_time_stamp());
     while (!ready())
       sc_core::wait(m_learnt);
     m_blocked_ps += to_ps(sc_core::sc_time_stamp()) - start;
+    trace_call("blocked", start);
   } else {
     // Polling: the host spins on the completion records, busy all along. A poll
     // with nothing in flight would spin forever: that is a deadlock, stop.
@@ -109,6 +128,7 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
       }
       busy(m_config.poll_interval_ps);
     }
+    trace_call("polling", start);
   }
   m_blocked_on.clear();
 }
@@ -125,6 +145,13 @@ void HostCpu::poll_landed() {
 void HostCpu::run_ahead(uint64_t duration_ps) {
   m_ahead += ps(duration_ps);
   m_busy_ps += duration_ps;
+}
+
+void HostCpu::driver_call() {
+  const uint64_t begin = trace_begin();
+  run_ahead(m_config.driver_call_ps);
+  if (m_trace)
+    m_trace->slice(TraceTrack::Driver, 0, "driver call", begin, host_now(), m_trace_launch);
 }
 
 void HostCpu::catch_up() {
@@ -146,6 +173,8 @@ void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
     throw SimulationError("driver: write to device address " + std::to_string(addr) + " failed");
   // The host runs on once the response is back (the returned delay, left in m_ahead).
   m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead) - before;
+  if (m_trace)
+    m_trace->slice(TraceTrack::Driver, 0, "ring write", before, host_now(), m_trace_launch);
 }
 
 uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& args,
@@ -206,6 +235,8 @@ void HostCpu::ring_doorbell(uint32_t q) {
                reinterpret_cast<uint8_t*>(&index), 8, tag, m_ahead) != tlm::TLM_OK_RESPONSE)
     throw SimulationError("driver: doorbell write to queue " + std::to_string(q) + " failed");
   m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead - before);
+  if (m_trace)
+    m_trace->slice(TraceTrack::Driver, 0, "doorbell", to_ps(before), host_now(), m_trace_launch);
   catch_up();
   ++m_doorbells;
 }
@@ -249,6 +280,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
                               const std::vector<std::vector<uint8_t>>& packed, bool async) {
   if (requests.empty())
     return 0;
+  const uint64_t call_begin = trace_begin();
   // The arguments were packed when the list was recorded: prepare is free here,
   // and the whole list costs one driver call and one doorbell.
   std::vector<uint64_t> launches;
@@ -258,7 +290,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     rec.t_ps[1] = rec.t_ps[0];
     launches.push_back(rec.launch_id);
   }
-  run_ahead(m_config.driver_call_ps);
+  driver_call();
   const uint32_t stream = requests.front().stream;
   for (size_t i = 0; i < requests.size(); ++i) {
     commands.push_back(write_descriptor(
@@ -279,29 +311,40 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
         "sync submission of a command list");
     busy(m_config.sync_call_ps);
   }
+  if (m_trace) {
+    trace_call("command_list_submit", call_begin);
+    for (uint64_t id : launches)
+      m_trace->launch_flow(m_log.at(id));
+  }
   return launches.front();
 }
 
 uint64_t HostCpu::launch(const LaunchRequest& r) {
   const uint64_t launch_id = open_record(r).launch_id;
+  if (m_trace)
+    m_trace_launch = static_cast<int64_t>(launch_id);
   // Packing and the driver call touch only host state: the host runs ahead through
   // them and the ring writes sync to its time (TLM-2.0 loosely timed style).
   const std::vector<uint8_t> args = encode_args(r.args);
   run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
   m_log.at(launch_id).t_ps[1] = to_ps(sc_core::sc_time_stamp() + m_ahead);
-  run_ahead(m_config.driver_call_ps);
+  driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
   m_log.at(launch_id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
+  m_trace_launch = Tracer::kNoLaunch;
   ++m_launches;
   if (!r.async) {
     wait_until([&] { return m_commands[cmd].done; }, "sync launch of " + r.kernel_name);
     busy(m_config.sync_call_ps);
   }
+  if (m_trace)
+    m_trace->launch_call(m_log.at(launch_id), host_now());
   return launch_id;
 }
 
 void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, bool async) {
+  const uint64_t call_begin = trace_begin();
   run_ahead(m_config.memcpy_setup_ps);
   Descriptor d;
   d.type = CommandType::Copy;
@@ -314,6 +357,7 @@ void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, 
     wait_until([&] { return m_commands[cmd].done; }, "synchronous memcpy");
     busy(m_config.sync_call_ps);
   }
+  trace_call(async ? "memcpy_async" : "memcpy", call_begin);
 }
 
 void HostCpu::record_event(uint32_t event, uint32_t stream) {
@@ -322,11 +366,13 @@ void HostCpu::record_event(uint32_t event, uint32_t stream) {
     m_event_record_commands.resize(event + 1);
   }
   ++m_event_records[event]; // counted before its descriptor is written (it carries the number)
-  run_ahead(m_config.driver_call_ps);
+  const uint64_t call_begin = trace_begin();
+  driver_call();
   Descriptor d;
   d.type = CommandType::EventRecord;
   d.c = event;
   m_event_record_commands[event].push_back(submit(d, {}, stream));
+  trace_call("event_record", call_begin);
 }
 
 std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
@@ -336,18 +382,22 @@ std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
 }
 
 bool HostCpu::query_event(uint32_t event) {
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   if (m_config.completion == "polling")
     poll_landed();
   const auto cmd = event_command(event);
+  trace_call("event_query", call_begin);
   return !cmd || m_commands[*cmd].done;
 }
 
 void HostCpu::sync_event(uint32_t event, const std::string& name) {
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   const auto cmd = event_command(event);
   if (cmd)
     wait_until([&] { return m_commands[*cmd].done; }, "sync of event " + name);
+  trace_call("event_synchronize", call_begin);
 }
 
 std::optional<uint64_t> HostCpu::event_time(uint32_t event) const {
@@ -362,29 +412,36 @@ uint64_t HostCpu::event_records(uint32_t event) const {
 }
 
 void HostCpu::wait_event(uint32_t event, uint32_t stream) {
-  run_ahead(m_config.driver_call_ps);
+  const uint64_t call_begin = trace_begin();
+  driver_call();
   Descriptor d;
   d.type = CommandType::EventWait;
   d.c = event;
   // Waits for the latest record issued so far, or the first one if none was yet.
   d.d = std::max<uint64_t>(1, event_records(event));
   submit(d, {}, stream);
+  trace_call("stream_wait_event", call_begin);
 }
 
 void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
-  if (m_stream_outstanding.size() <= stream)
-    return;
-  wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'");
+  if (stream < m_stream_outstanding.size())
+    wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'");
+  trace_call("stream_synchronize", call_begin);
 }
 
 void HostCpu::sync_device() {
+  const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
   wait_until([&] { return m_outstanding == 0; }, "device synchronize");
+  trace_call("device_synchronize", call_begin);
 }
 
 void HostCpu::host_work(uint64_t duration_ps) {
+  const uint64_t call_begin = trace_begin();
   busy(duration_ps);
+  trace_call("host_work", call_begin);
 }
 
 std::string

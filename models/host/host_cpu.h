@@ -3,6 +3,7 @@
 #include "common/launch_log.h"
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/trace.h"
 #include "models/host/host_config.h"
 #include "models/scheduler/command.h"
 #include "models/scheduler/scheduler.h"
@@ -15,6 +16,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npu {
@@ -47,6 +49,10 @@ public:
   void set_program(std::function<void()> program) { m_program = std::move(program); }
   /// Stream priorities (index = stream id); streams map onto queues modulo their count.
   void set_stream_priority(uint32_t stream, int priority);
+  /// Reports the host thread's calls and the driver's work to `tracer` (null: off).
+  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+  /// A mark on the host-thread track at the host's time (a call that takes no time).
+  void mark(std::string_view name);
   /// Tells a polling host that the device can make no more progress (deadlock).
   void set_stall_probe(std::function<bool()> probe) { m_device_stalled = std::move(probe); }
 
@@ -117,6 +123,8 @@ private:
   /// Busy host time that only touches host state: the host thread runs ahead of the
   /// simulation clock by it (m_ahead) until its next transaction or catch_up().
   void run_ahead(uint64_t duration_ps);
+  /// The driver call's own cost (host busy, ahead of the clock).
+  void driver_call();
   /// Waits out m_ahead, so the thread's time is the simulation time again.
   void catch_up();
   /// Submits a descriptor: ring space, descriptor and argument writes, doorbell.
@@ -137,10 +145,18 @@ private:
   /// The command of `event`'s latest record, if it was recorded.
   std::optional<uint64_t> event_command(uint32_t event) const;
   uint32_t queue_of(uint32_t stream) const { return stream % m_layout.queues; }
+  /// The host thread's own time: the simulation time plus what it ran ahead (ps).
+  uint64_t host_now() const { return to_ps(sc_core::sc_time_stamp() + m_ahead); }
+  /// host_now() when tracing, else 0: where a traced call begins, free when off.
+  uint64_t trace_begin() const { return m_trace ? host_now() : 0; }
+  /// A host-thread call from `begin_ps` until now, when tracing.
+  void trace_call(std::string_view name, uint64_t begin_ps);
 
   HostConfig m_config;
   CommandLayout m_layout;
   LaunchLog& m_log;
+  Tracer* m_trace = nullptr;
+  int64_t m_trace_launch = Tracer::kNoLaunch; ///< the launch whose driver work runs now
   std::function<void()> m_program;
   std::function<bool()> m_device_stalled;
   std::vector<int> m_stream_priority;

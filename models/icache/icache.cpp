@@ -67,6 +67,9 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
   if (first_wait > 0)
     sc_core::wait(ps(first_wait));
   if (!m_missing.empty()) {
+    if (m_trace)
+      m_trace->icache_misses(static_cast<uint32_t>(m_unit), to_ps(sc_core::sc_time_stamp()),
+                             m_missing.size());
     NpuExtension ext;
     ext.who = Initiator::ICache;
     ext.unit = m_unit;

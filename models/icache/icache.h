@@ -2,6 +2,7 @@
 
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/trace.h"
 #include "common/worker_pool.h"
 #include "models/icache/icache_config.h"
 #include "models/icache/tag_store.h"
@@ -41,6 +42,8 @@ public:
   /// Lines of [addr, addr+bytes) present now (for affinity dispatch).
   uint64_t resident_lines(uint64_t addr, uint64_t bytes) const;
   uint64_t line_bytes() const { return m_config.line_bytes; }
+  /// Reports misses to `tracer` (null: off).
+  void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
   uint64_t hits() const { return m_preload.hits + m_fetch.hits; }
   uint64_t misses() const { return m_preload.misses + m_fetch.misses; }
@@ -63,6 +66,7 @@ private:
 
   ICacheConfig m_config;
   int m_unit;
+  Tracer* m_trace = nullptr;
   uint64_t m_period_ps;
   TagStore m_tags;
   std::unique_ptr<WorkerPool> m_fills;

@@ -147,7 +147,13 @@ bool Scheduler::advance_queues() {
       ++m_event_ops;
       // The command processor releases (record) or passes (wait) the semaphore; other
       // queues wait meanwhile. A record counts once this is done.
+      const uint64_t begin = to_ps(sc_core::sc_time_stamp());
       sc_core::wait(ps(m_config.event_cycles * m_period_ps));
+      if (m_trace)
+        m_trace->slice(TraceTrack::Queue, q,
+                       cmd.desc.type == CommandType::EventRecord ? "event_record"
+                                                                 : "stream_wait_event",
+                       begin, to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
       if (cmd.desc.type == CommandType::EventRecord) {
         ++m_event_records[cmd.desc.c];
         m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
@@ -216,6 +222,7 @@ void Scheduler::start_kernel(uint32_t q) {
   sc_assert(chosen.size() == d.units);
   const uint64_t id = m_next_run++;
   run.remaining = d.units;
+  run.dispatch_start_ps = dispatch_start;
   run.t3_ps = to_ps(sc_core::sc_time_stamp());
   run.dispatch_ps = run.cmd.fetch_ps + (run.t3_ps - dispatch_start);
   KernelJob job;
@@ -254,6 +261,9 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
   m_wake.notify(sc_core::SC_ZERO_TIME);
   Running& run = m_running.at(run_id);
+  if (m_trace)
+    m_trace->unit_run(run.cmd.desc.d, m_log.at(run.cmd.desc.d).kernel, static_cast<uint32_t>(unit),
+                      run.t3_ps, result.t4_ps, result.t5_ps);
   if (result.t5_ps >= run.critical.t5_ps)
     run.critical = result;
   if (--run.remaining > 0)
@@ -268,6 +278,14 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   rec.units = done.cmd.desc.units;
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
+  if (m_trace) {
+    // The queue holds the kernel from dispatch until its last unit is done.
+    const auto launch = static_cast<int64_t>(done.cmd.desc.d);
+    const uint32_t q = done.cmd.desc.queue;
+    m_trace->slice(TraceTrack::Queue, q, rec.kernel, done.dispatch_start_ps,
+                   to_ps(sc_core::sc_time_stamp()), launch);
+    m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.t3_ps, launch);
+  }
   Queue& queue = m_queues[done.cmd.desc.queue];
   account(queue);
   queue.running = false;
@@ -282,8 +300,12 @@ void Scheduler::run_copy(Command cmd) {
 void Scheduler::copy(const Command& cmd) {
   NpuExtension tag;
   tag.who = Initiator::Dma;
+  const uint64_t begin = to_ps(sc_core::sc_time_stamp());
   m_dma.copy(cmd.desc.b, cmd.desc.a, cmd.desc.c,
              "memcpy command " + std::to_string(cmd.desc.command_id), tag);
+  if (m_trace)
+    m_trace->slice(TraceTrack::Queue, cmd.desc.queue, "memcpy", begin,
+                   to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
   account(m_queues[cmd.desc.queue]);
   m_queues[cmd.desc.queue].running = false;
   m_wake.notify(sc_core::SC_ZERO_TIME);

@@ -3,6 +3,7 @@
 #include "common/launch_log.h"
 #include "common/stats.h"
 #include "common/tlm_util.h"
+#include "common/trace.h"
 #include "models/compute/compute_unit.h"
 #include "models/dma/dma.h"
 #include "models/scheduler/command.h"
@@ -55,6 +56,8 @@ public:
             LaunchLog& log);
 
   void set_completion_sink(CompletionSink* sink) { m_sink = sink; }
+  /// Reports each queue's commands and each unit's kernels to `tracer` (null: off).
+  void set_tracer(Tracer* tracer) { m_trace = tracer; }
   /// Registers a loaded kernel; returns its index (the descriptor's kernel field).
   uint32_t add_kernel(const DeviceKernel& kernel) {
     m_kernels.push_back(kernel);
@@ -101,6 +104,7 @@ private:
     UnitResult critical;
     uint64_t t3_ps = 0;
     uint64_t dispatch_ps = 0;
+    uint64_t dispatch_start_ps = 0; ///< the dispatcher took the command
   };
 
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -130,6 +134,7 @@ private:
   std::vector<ComputeUnit*> m_units;
   DmaEngine& m_dma;
   LaunchLog& m_log;
+  Tracer* m_trace = nullptr;
   CompletionSink* m_sink = nullptr;
   std::unique_ptr<DispatchPolicy> m_policy;
   std::vector<DeviceKernel> m_kernels;

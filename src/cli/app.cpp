@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "report/report.h"
+#include "report/trace_writer.h"
 #include "runtime/simulation.h"
 
 #include <CLI/CLI.hpp>
@@ -14,6 +15,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,7 +44,19 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
     if (program.check)
       program.check(config);
+    // The writer outlives the simulation whose blocks hold a pointer to it.
+    std::unique_ptr<ChromeTraceWriter> trace;
+    if (!options.trace_path.empty()) {
+      TraceOptions trace_options;
+      trace_options.path = options.trace_path;
+      trace_options.limit = options.trace_limit;
+      trace_options.sample = options.trace_sample;
+      trace = std::make_unique<ChromeTraceWriter>(
+          trace_options,
+          TraceLayout{config.scheduler.hw_queues, config.compute.units, config.dma.channels});
+    }
     Simulation sim(config);
+    sim.set_tracer(trace.get());
     // Launch records stream into launches.csv while the run lasts; only the compact
     // table stays in memory.
     std::optional<OutputDir> out;
@@ -60,6 +74,8 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       out->write("report.json", dump_report(document));
       out->commit();
     }
+    if (trace) // renamed into place only now: a failed run leaves no trace file
+      trace->commit();
     print_summary(std::cout, document, options.format);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.
@@ -147,6 +163,22 @@ int make_plots(const std::string& dir) {
   return kExitOk;
 }
 
+void add_trace_options(CLI::App& app, RunOptions& options) {
+  CLI::Option* trace =
+      app.add_option("--trace", options.trace_path,
+                     "write a Chrome trace-event JSON timeline (ui.perfetto.dev) to FILE")
+          ->type_name("FILE");
+  app.add_option("--trace-limit", options.trace_limit, "trace only the first N launches")
+      ->type_name("N")
+      ->check(CLI::PositiveNumber)
+      ->needs(trace);
+  app.add_option("--trace-sample", options.trace_sample,
+                 "trace every K-th launch (launch ids 0, K, 2K, ...)")
+      ->type_name("K")
+      ->check(CLI::PositiveNumber)
+      ->needs(trace);
+}
+
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
                       const std::function<void(Runtime&)>& body,
                       const std::function<void(CLI::App&)>& add_options) {
@@ -157,6 +189,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  add_trace_options(app, options);
   if (add_options)
     add_options(app);
   try {

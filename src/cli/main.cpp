@@ -53,6 +53,7 @@ int sc_main(int argc, char* argv[]) {
   CLI::Option* out =
       run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
           ->type_name("DIR");
+  npu::add_trace_options(*run, options);
   std::string format = "text";
   const auto format_names = CLI::IsMember({"text", "json", "csv"});
   run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);

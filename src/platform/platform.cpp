@@ -72,6 +72,15 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   }
 }
 
+void Platform::set_tracer(Tracer* tracer) {
+  m_host->set_tracer(tracer);
+  m_scheduler->set_tracer(tracer);
+  m_dma->set_tracer(tracer);
+  m_ddr->set_tracer(tracer);
+  for (auto& icache : m_icaches)
+    icache->set_tracer(tracer);
+}
+
 std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
   std::vector<StatGroup> out;
   out.push_back(m_host->stats());

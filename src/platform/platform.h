@@ -46,6 +46,9 @@ public:
   /// First DDR byte free for kernels and buffers (after the command area).
   uint64_t heap_base() const { return m_heap_base; }
 
+  /// Reports what every block does to `tracer` (null: tracing off).
+  void set_tracer(Tracer* tracer);
+
   /// Statistics of every block; `icache` sums the per-unit caches.
   std::vector<StatGroup> stats(uint64_t simulated_ps) const;
 

@@ -103,6 +103,7 @@ Buffer Runtime::malloc(uint64_t bytes, MemoryKind where, const std::string& name
         units::format_bytes(heap.used_bytes()) + " in use)");
   const Buffer b{*addr, bytes, where, m_next_buffer_id++};
   m_live[b.addr] = Allocation{b.id, bytes, where, name};
+  m_platform.host().mark("malloc");
   return b;
 }
 
@@ -138,6 +139,7 @@ void Runtime::free(const Buffer& buffer) {
   m_freed[buffer.id] = it->second.name;
   m_live.erase(it);
   heap_of(buffer.memory).free(buffer.addr);
+  m_platform.host().mark("free");
 }
 
 std::vector<LeakedBuffer> Runtime::live_buffers() const {

@@ -49,6 +49,10 @@ void Simulation::stream_launches(std::function<void(const LaunchRecord&)> sink) 
 
 Simulation::~Simulation() = default;
 
+void Simulation::set_tracer(Tracer* tracer) {
+  m_platform->set_tracer(tracer);
+}
+
 RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
   host.set_program([this, &program] { program(*m_runtime); });

@@ -11,6 +11,7 @@
 namespace npu {
 
 class Platform;
+class Tracer;
 
 /// One simulation: builds the platform from a config, runs a host program on the
 /// host CPU model, and returns the report. SystemC allows one per process.
@@ -21,6 +22,8 @@ public:
 
   Platform& platform() { return *m_platform; }
   Runtime& runtime() { return *m_runtime; }
+  /// Reports what every block does to `tracer` during run() (null: tracing off).
+  void set_tracer(Tracer* tracer);
 
   /// Runs `program` in the host thread until it and all device work finished.
   /// A deadlock or an invalid device access throws SimulationError.

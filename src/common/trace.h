@@ -1,0 +1,45 @@
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace npu {
+
+struct LaunchRecord;
+
+/// The tracks of a timeline trace. Queue, unit and DMA-channel tracks are numbered.
+enum class TraceTrack : uint8_t { Host, Driver, Queue, Unit, DmaChannel };
+
+/// What the blocks report to a timeline trace, as they run; times in simulated ps.
+/// Blocks hold a pointer that is null when tracing is off, so a hook costs one test.
+/// A hook's `launch_id` ties its event to a launch, so it is left out with that
+/// launch (trace caps and sampling); kNoLaunch for events of no launch.
+class Tracer {
+public:
+  static constexpr int64_t kNoLaunch = -1;
+
+  virtual ~Tracer() = default;
+
+  /// Whether events of `launch_id` are traced.
+  virtual bool wants(int64_t launch_id) const = 0;
+  /// One slice on a track (`index`: queue, unit or channel number; 0 for host and driver).
+  /// Slices on one track nest or follow each other; they never partly overlap.
+  virtual void slice(TraceTrack track, uint32_t index, std::string_view name, uint64_t begin_ps,
+                     uint64_t end_ps, int64_t launch_id) = 0;
+  /// The host thread's call that launched `record` ran from t0 to `end_ps` (host time).
+  virtual void launch_call(const LaunchRecord& record, uint64_t end_ps) = 0;
+  /// A launch submitted in a command list whose call the host track shows already.
+  virtual void launch_flow(const LaunchRecord& record) = 0;
+  /// `unit` ran its part of a launch: assigned at t3, instructions resident at t4,
+  /// finished at t5.
+  virtual void unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit, uint64_t t3_ps,
+                        uint64_t t4_ps, uint64_t t5_ps) = 0;
+  /// The host learnt that `record` completed (its t6 is set).
+  virtual void launch_done(const LaunchRecord& record) = 0;
+  /// DDR finished moving `bytes` at `at_ps` (called in time order).
+  virtual void ddr_bytes(uint64_t at_ps, uint64_t bytes) = 0;
+  /// `unit`'s instruction cache missed `lines` lines at `at_ps` (in time order per unit).
+  virtual void icache_misses(uint32_t unit, uint64_t at_ps, uint64_t lines) = 0;
+};
+
+} // namespace npu

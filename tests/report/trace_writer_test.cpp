@@ -1,0 +1,157 @@
+// ChromeTraceWriter alone: valid JSON, launch choice, counter windows, atomic file.
+#include "common/error.h"
+#include "common/launch_record.h"
+#include "report/trace_writer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using npu::ChromeTraceWriter;
+using npu::TraceOptions;
+
+class TraceWriterTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() /
+            ("npusim-trace-writer-" +
+             std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+             std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+
+  TraceOptions options(uint64_t limit = 0, uint64_t sample = 1) const {
+    TraceOptions o;
+    o.path = (m_dir / "trace.json").string();
+    o.limit = limit;
+    o.sample = sample;
+    return o;
+  }
+  json read() const {
+    std::ifstream in(m_dir / "trace.json");
+    std::stringstream s;
+    s << in.rdbuf();
+    return json::parse(s.str());
+  }
+  static std::vector<json> of_phase(const json& trace, const std::string& ph) {
+    std::vector<json> out;
+    for (const json& e : trace["traceEvents"])
+      if (e["ph"] == ph)
+        out.push_back(e);
+    return out;
+  }
+
+  fs::path m_dir;
+};
+
+npu::LaunchRecord record(uint64_t id, const std::string& kernel) {
+  npu::LaunchRecord r;
+  r.launch_id = id;
+  r.kernel = kernel;
+  r.stream = "s1";
+  r.unit = 1;
+  for (size_t i = 0; i < r.t_ps.size(); ++i)
+    r.t_ps[i] = 1'000'000 * id + 1'000 * i + 1; // distinct, whole ps
+  return r;
+}
+
+} // namespace
+
+TEST_F(TraceWriterTest, LimitAndSamplePickLaunchIds) {
+  ChromeTraceWriter all(options(), {1, 1, 1});
+  EXPECT_TRUE(all.wants(0));
+  EXPECT_TRUE(all.wants(12345));
+  EXPECT_TRUE(all.wants(ChromeTraceWriter::kNoLaunch));
+
+  ChromeTraceWriter capped(options(3, 2), {1, 2, 1});
+  EXPECT_TRUE(capped.wants(0));
+  EXPECT_FALSE(capped.wants(1));
+  EXPECT_TRUE(capped.wants(2));
+  EXPECT_FALSE(capped.wants(3)); // past the first three launches
+  EXPECT_FALSE(capped.wants(4));
+  // Events of no launch stop once both traced launches (0 and 2) completed.
+  EXPECT_TRUE(capped.wants(ChromeTraceWriter::kNoLaunch));
+  capped.launch_done(record(0, "k"));
+  EXPECT_TRUE(capped.wants(ChromeTraceWriter::kNoLaunch));
+  capped.launch_done(record(2, "k"));
+  EXPECT_FALSE(capped.wants(ChromeTraceWriter::kNoLaunch));
+}
+
+TEST_F(TraceWriterTest, PicosecondTimesAndEscapedNames) {
+  {
+    ChromeTraceWriter w(options(), {1, 2, 1});
+    const npu::LaunchRecord r = record(3, "conv \"a\"\\b");
+    w.launch_call(r, r.t_ps[2]);
+    w.unit_run(3, r.kernel, 1, r.t_ps[3], r.t_ps[4], r.t_ps[5]);
+    w.launch_done(r);
+    w.commit();
+  }
+  const json trace = read();
+  const auto begins = of_phase(trace, "b");
+  ASSERT_EQ(begins.size(), 7u); // the kernel and its six phases
+  EXPECT_EQ(begins[0]["name"], "conv \"a\"\\b");
+  EXPECT_EQ(begins[0]["id2"]["local"], "0x3");
+  EXPECT_EQ(begins[0]["pid"], ChromeTraceWriter::kUnitPidBase + 1);
+  // 3,000,001 ps is 3.000001 us: written exactly.
+  EXPECT_DOUBLE_EQ(begins[0]["ts"].get<double>(), 3.000001);
+  EXPECT_DOUBLE_EQ(begins[6]["ts"].get<double>(), 3.005001); // complete starts at t5
+  const auto flows_s = of_phase(trace, "s");
+  const auto flows_f = of_phase(trace, "f");
+  ASSERT_EQ(flows_s.size(), 2u);
+  ASSERT_EQ(flows_f.size(), 2u);
+  std::ifstream in(m_dir / "trace.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find(R"("ts":3.000001)"), std::string::npos);
+}
+
+TEST_F(TraceWriterTest, CountersSumPerWindowAndDropToZero) {
+  {
+    ChromeTraceWriter w(options(), {1, 1, 1});
+    w.ddr_bytes(500'000, 100); // window 0 (1 us windows)
+    w.ddr_bytes(700'000, 100);
+    w.ddr_bytes(3'200'000, 50); // window 3, after a quiet gap
+    w.icache_misses(0, 1'500'000, 4);
+    w.commit();
+  }
+  const json trace = read();
+  std::vector<std::pair<double, double>> ddr;
+  std::vector<std::pair<double, double>> misses;
+  for (const json& e : of_phase(trace, "C")) {
+    if (e["name"] == "DDR bandwidth")
+      ddr.emplace_back(e["ts"].get<double>(), e["args"]["GB/s"].get<double>());
+    if (e["name"] == "icache misses")
+      misses.emplace_back(e["ts"].get<double>(), e["args"]["lines"].get<double>());
+  }
+  // 200 bytes in 1 us is 0.2 GB/s; zero from the next window; 50 bytes in window 3.
+  const std::vector<std::pair<double, double>> want_ddr = {
+      {0, 0}, {0, 0.2}, {1, 0}, {3, 0.05}, {4, 0}};
+  EXPECT_EQ(ddr, want_ddr);
+  const std::vector<std::pair<double, double>> want_misses = {{0, 0}, {1, 4}, {2, 0}};
+  EXPECT_EQ(misses, want_misses);
+}
+
+TEST_F(TraceWriterTest, NothingIsLeftWithoutCommit) {
+  {
+    ChromeTraceWriter w(options(), {2, 2, 2});
+    w.ddr_bytes(1, 64);
+  }
+  EXPECT_TRUE(fs::is_empty(m_dir));
+}
+
+TEST_F(TraceWriterTest, MissingDirectoryIsInputError) {
+  TraceOptions o = options();
+  o.path = (m_dir / "no" / "trace.json").string();
+  EXPECT_THROW(ChromeTraceWriter(o, {1, 1, 1}), npu::InputError);
+}

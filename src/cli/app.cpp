@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include "common/error.h"
+#include "common/memory_guard.h"
 #include "report/report.h"
 #include "runtime/simulation.h"
 
@@ -13,11 +14,19 @@ namespace npu {
 
 int run_program(const RunOptions& options, const HostProgram& program) {
   try {
-    const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
+    std::vector<std::string> overrides = options.overrides;
+    for (const std::string& o : options.limits.overrides())
+      overrides.push_back(o);
+    const PlatformConfig config = load_platform_config(options.config_path, overrides);
     if (program.check)
       program.check(config);
     Simulation sim(config);
-    RunReport report = sim.run(program.body);
+    RunReport report;
+    {
+      const MemoryGuard guard(config.limits.memory_bytes,
+                              memory_limit_message(config.limits.memory_bytes));
+      report = sim.run(program.body);
+    }
     report.testbench_name = program.name;
     report.testbench_file = program.file;
     if (!options.out_dir.empty())
@@ -59,6 +68,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  options.limits.add_to(app);
   if (add_options)
     add_options(app);
   try {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/limit_options.h"
 #include "platform/platform_config.h"
 #include "runtime/runtime.h"
 
@@ -21,6 +22,7 @@ struct RunOptions {
   std::string config_path;
   std::vector<std::string> overrides; ///< --set key.path=value
   std::string out_dir;                ///< empty: no files
+  LimitOptions limits;                ///< --max-sim-time, --max-memory (after --set)
 };
 
 /// A host program and what it needs from the hardware.

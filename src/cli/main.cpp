@@ -45,6 +45,7 @@ int sc_main(int argc, char* argv[]) {
       ->allow_extra_args(false);
   run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
       ->type_name("DIR");
+  options.limits.add_to(*run);
 
   std::vector<std::string> files;
   CLI::App* validate =
@@ -68,6 +69,7 @@ int sc_main(int argc, char* argv[]) {
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   CLI::Option* trace = membench->add_option(
       "--trace", bench.trace_path, "Ramulator 2 load/store trace: `LD 0x...` / `ST 0x...`");
+  bench.limits.add_to(*membench, false);
   pattern->needs(requests)->excludes(trace);
   requests->needs(pattern);
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The test command: build, then run every CTest test (unit, integration, format).
-# Extra arguments go to ctest, e.g. `scripts/test.sh -R ddr`.
+# The test command: build, then run every CTest test (unit, integration, format). With
+# NPU_SANITIZE=1 it then runs the same suite under AddressSanitizer and
+# UndefinedBehaviorSanitizer (scripts/sanitize.sh, in build-sanitize/).
+# Extra arguments go to ctest in both passes, e.g. `scripts/test.sh -R ddr`.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -10,4 +12,7 @@ scripts/build.sh
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-exec ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j"$JOBS" "$@"
+ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j"$JOBS" "$@"
+if [[ "${NPU_SANITIZE:-0}" != 0 ]]; then
+  scripts/sanitize.sh "$@"
+fi

@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include "common/error.h"
+#include "common/memory_guard.h"
 #include "report/report.h"
 #include "report/trace_writer.h"
 #include "runtime/simulation.h"
@@ -41,7 +42,10 @@ int run_guarded(const std::function<int()>& command) {
 
 int run_program(const RunOptions& options, const HostProgram& program) {
   return run_guarded([&] {
-    const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
+    std::vector<std::string> overrides = options.overrides;
+    for (const std::string& o : options.limits.overrides())
+      overrides.push_back(o);
+    const PlatformConfig config = load_platform_config(options.config_path, overrides);
     if (program.check)
       program.check(config);
     // The writer outlives the simulation whose blocks hold a pointer to it.
@@ -66,7 +70,12 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       write_launches_csv_header(csv);
       sim.stream_launches([&csv](const LaunchRecord& r) { write_launches_csv_row(csv, r); });
     }
-    RunReport report = sim.run(program.body);
+    RunReport report;
+    {
+      const MemoryGuard guard(config.limits.memory_bytes,
+                              memory_limit_message(config.limits.memory_bytes));
+      report = sim.run(program.body);
+    }
     report.testbench_name = program.name;
     report.testbench_file = program.file;
     const nlohmann::ordered_json document = to_json(report);
@@ -190,6 +199,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
   add_trace_options(app, options);
+  options.limits.add_to(app);
   if (add_options)
     add_options(app);
   try {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/limit_options.h"
 #include "platform/platform_config.h"
 #include "report/report.h"
 #include "runtime/runtime.h"
@@ -27,6 +28,7 @@ struct RunOptions {
   std::string trace_path;                     ///< --trace: Chrome trace JSON; empty: no trace
   uint64_t trace_limit = 0;                   ///< --trace-limit: first N launches (0: all)
   uint64_t trace_sample = 1;                  ///< --trace-sample: every K-th launch
+  LimitOptions limits;                        ///< --max-sim-time, --max-memory (after --set)
 };
 
 /// Adds --trace, --trace-limit and --trace-sample to a command.

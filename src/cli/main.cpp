@@ -54,6 +54,7 @@ int sc_main(int argc, char* argv[]) {
       run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
           ->type_name("DIR");
   npu::add_trace_options(*run, options);
+  options.limits.add_to(*run);
   std::string format = "text";
   const auto format_names = CLI::IsMember({"text", "json", "csv"});
   run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);
@@ -92,6 +93,7 @@ int sc_main(int argc, char* argv[]) {
           ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 32));
   CLI::Option* trace = membench->add_option(
       "--trace", bench.trace_path, "Ramulator 2 load/store trace: `LD 0x...` / `ST 0x...`");
+  bench.limits.add_to(*membench, false);
   pattern->needs(requests)->excludes(trace);
   requests->needs(pattern);
 

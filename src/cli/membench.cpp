@@ -2,19 +2,24 @@
 
 #include "cli/app.h"
 #include "common/error.h"
+#include "common/memory_guard.h"
 #include "models/ddr/dram_channel.h"
 #include "platform/platform_config.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
+#include <sstream>
+#include <string_view>
 
 namespace npu {
 namespace {
@@ -28,6 +33,15 @@ uint64_t percentile(const std::vector<uint64_t>& sorted, double p) {
     return 0;
   const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
   return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
+}
+
+// `text` in single quotes for a message: at most 40 characters, control bytes as '?'.
+std::string quoted(std::string_view text) {
+  constexpr size_t kMax = 40;
+  std::string out = "'";
+  for (const char c : text.substr(0, kMax))
+    out += static_cast<unsigned char>(c) < 0x20 || c == 0x7f ? '?' : c;
+  return out + (text.size() > kMax ? "...'" : "'");
 }
 
 } // namespace
@@ -59,50 +73,70 @@ std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_
   return out;
 }
 
-std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in)
-    throw InputError(SourceLoc{path, 0, 0}, "", "cannot open the trace file");
+std::vector<MembenchAccess> parse_membench_trace(std::string_view text, const std::string& origin) {
+  if (const size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + nul, '\n'));
+    throw InputError(SourceLoc{origin, line, 1}, "",
+                     "file is binary (contains a NUL byte), not a load/store trace");
+  }
   std::vector<MembenchAccess> out;
-  std::string text;
-  for (int line_no = 1; std::getline(in, text); ++line_no) {
-    if (!text.empty() && text.back() == '\r')
-      text.pop_back();
-    size_t pos = text.find_first_not_of(" \t");
-    if (pos == std::string::npos || text[pos] == '#')
+  int line_no = 0;
+  for (size_t begin = 0; begin < text.size();) {
+    const size_t newline = text.find('\n', begin);
+    std::string_view line = text.substr(
+        begin, newline == std::string_view::npos ? std::string_view::npos : newline - begin);
+    begin = newline == std::string_view::npos ? text.size() : newline + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r')
+      line.remove_suffix(1);
+    const size_t pos = line.find_first_not_of(" \t");
+    if (pos == std::string_view::npos || line[pos] == '#')
       continue;
     const auto fail = [&](size_t col, const std::string& msg) {
-      throw InputError(SourceLoc{path, line_no, static_cast<int>(col) + 1}, "", msg);
+      throw InputError(SourceLoc{origin, line_no, static_cast<int>(col) + 1}, "", msg);
     };
-    const size_t op_end = text.find_first_of(" \t", pos);
-    const std::string op = text.substr(pos, op_end == std::string::npos ? op_end : op_end - pos);
+    const auto word_at = [&](size_t from) {
+      const size_t end = line.find_first_of(" \t", from);
+      return line.substr(from, end == std::string_view::npos ? end : end - from);
+    };
+    const std::string_view op = word_at(pos);
     if (op != "LD" && op != "ST")
-      fail(pos, "expected LD or ST, got '" + op + "'");
-    if (op_end == std::string::npos)
-      fail(text.size(), "missing address after " + op);
-    const size_t addr_pos = text.find_first_not_of(" \t", op_end);
-    if (addr_pos == std::string::npos)
-      fail(text.size(), "missing address after " + op);
-    const size_t addr_end = text.find_first_of(" \t", addr_pos);
-    const std::string word =
-        text.substr(addr_pos, addr_end == std::string::npos ? addr_end : addr_end - addr_pos);
+      fail(pos, "expected LD or ST, got " + quoted(op));
+    const size_t op_end = pos + op.size();
+    const size_t addr_pos = line.find_first_not_of(" \t", op_end);
+    if (addr_pos == std::string_view::npos)
+      fail(line.size(), "missing address after " + std::string(op));
+    const std::string_view word = word_at(addr_pos);
     const bool hex = word.size() > 2 && word[0] == '0' && (word[1] == 'x' || word[1] == 'X');
-    const std::string digits = hex ? word.substr(2) : word;
+    const std::string_view digits = hex ? word.substr(2) : word;
     const char* valid = hex ? "0123456789abcdefABCDEF" : "0123456789";
-    if (digits.empty() || digits.find_first_not_of(valid) != std::string::npos ||
-        digits.size() > (hex ? 16u : 19u))
-      fail(addr_pos, "expected an address such as 0x3b499b40, got '" + word + "'");
-    if (addr_end != std::string::npos) {
-      const size_t extra = text.find_first_not_of(" \t", addr_end);
-      if (extra != std::string::npos)
-        fail(extra, "unexpected text after the address");
-    }
-    const uint64_t addr = std::stoull(digits, nullptr, hex ? 16 : 10);
+    if (digits.empty() || digits.find_first_not_of(valid) != std::string_view::npos)
+      fail(addr_pos, "expected an address such as 0x3b499b40, got " + quoted(word));
+    const size_t extra = line.find_first_not_of(" \t", addr_pos + word.size());
+    if (extra != std::string_view::npos)
+      fail(extra, "unexpected text after the address");
+    uint64_t addr = 0;
+    const auto [end, ec] =
+        std::from_chars(digits.data(), digits.data() + digits.size(), addr, hex ? 16 : 10);
+    if (ec != std::errc() || end != digits.data() + digits.size())
+      fail(addr_pos, "address " + quoted(word) + " does not fit in 64 bits");
     out.push_back({addr, op == "ST"});
   }
   if (out.empty())
-    throw InputError(SourceLoc{path, 0, 0}, "", "the trace has no requests");
+    throw InputError(SourceLoc{origin, 0, 0}, "", "the trace has no requests");
   return out;
+}
+
+std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(SourceLoc{path, 0, 0}, "", "is a directory, expected a trace file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw InputError(SourceLoc{path, 0, 0}, "", "cannot open the trace file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_membench_trace(text.str(), path);
 }
 
 MembenchResult run_membench_engine(const DdrConfig& config,
@@ -191,11 +225,19 @@ int run_membench(const MembenchOptions& options) {
     if (!options.pattern.empty() && options.requests == 0)
       throw InputError(SourceLoc{"--requests", 0, 0}, "",
                        "--pattern needs --requests N with N >= 1");
-    const PlatformConfig config = load_platform_config(options.config_path, options.overrides);
-    const std::vector<MembenchAccess> accesses =
-        options.trace_path.empty() ? membench_pattern(options.pattern, options.requests)
-                                   : read_membench_trace(options.trace_path);
-    const MembenchResult r = run_membench_engine(config.ddr, accesses);
+    std::vector<std::string> overrides = options.overrides;
+    for (const std::string& o : options.limits.overrides())
+      overrides.push_back(o);
+    const PlatformConfig config = load_platform_config(options.config_path, overrides);
+    MembenchResult r;
+    {
+      const MemoryGuard guard(config.limits.memory_bytes,
+                              memory_limit_message(config.limits.memory_bytes));
+      const std::vector<MembenchAccess> accesses =
+          options.trace_path.empty() ? membench_pattern(options.pattern, options.requests)
+                                     : read_membench_trace(options.trace_path);
+      r = run_membench_engine(config.ddr, accesses);
+    }
     nlohmann::ordered_json j;
     j["preset"] = config.ddr.preset;
     j["channels"] = config.ddr.channels;

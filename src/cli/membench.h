@@ -1,8 +1,11 @@
 #pragma once
 
+#include "cli/limit_options.h"
+
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npu {
@@ -15,6 +18,7 @@ struct MembenchOptions {
   std::string pattern;                ///< seq_read | rand_read | seq_write | mix_rw
   uint64_t requests = 0;              ///< with a pattern
   std::string trace_path;             ///< instead of a pattern
+  LimitOptions limits;                ///< --max-memory
 };
 
 /// One 64-byte access of a membench run.
@@ -30,6 +34,9 @@ std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_
 /// Reads a trace: one `LD 0x3b499b40` or `ST 0x38eeb640` a line; blank lines and lines
 /// starting with '#' are skipped. Errors are InputError with file:line:column.
 std::vector<MembenchAccess> read_membench_trace(const std::string& path);
+/// The same for a trace already in memory; `origin` names it in errors. No file access and
+/// no SystemC, so it can be fuzzed alone.
+std::vector<MembenchAccess> parse_membench_trace(std::string_view text, const std::string& origin);
 
 /// Figures of one run. Times in memory clocks are converted with the preset's tCK.
 struct MembenchResult {

@@ -67,6 +67,8 @@ const char* Node::kind_name() const {
 namespace {
 
 constexpr int kMaxDepth = 64;
+// Aliases let a small file name a huge tree ("billion laughs"); no real file comes near.
+constexpr size_t kMaxValues = 200'000;
 
 SourceLoc loc_of(const YAML::Mark& mark, const std::string& origin) {
   if (mark.line < 0)
@@ -74,11 +76,15 @@ SourceLoc loc_of(const YAML::Mark& mark, const std::string& origin) {
   return {origin, mark.line + 1, mark.column + 1};
 }
 
-Node convert(const YAML::Node& y, const std::string& origin, int depth) {
+Node convert(const YAML::Node& y, const std::string& origin, int depth, size_t& values) {
   Node n;
   n.loc = loc_of(y.Mark(), origin);
   if (depth > kMaxDepth)
     throw InputError(n.loc, "", "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (++values > kMaxValues)
+    throw InputError(n.loc, "",
+                     "more than " + std::to_string(kMaxValues) +
+                         " values (aliases that repeat a large tree?)");
   switch (y.Type()) {
   case YAML::NodeType::Undefined:
   case YAML::NodeType::Null:
@@ -91,7 +97,7 @@ Node convert(const YAML::Node& y, const std::string& origin, int depth) {
   case YAML::NodeType::Sequence:
     n.kind = Node::Kind::Seq;
     for (const auto& item : y)
-      n.items.push_back(convert(item, origin, depth + 1));
+      n.items.push_back(convert(item, origin, depth + 1, values));
     break;
   case YAML::NodeType::Map:
     n.kind = Node::Kind::Map;
@@ -104,7 +110,7 @@ Node convert(const YAML::Node& y, const std::string& origin, int depth) {
         throw InputError(key_loc, key,
                          "duplicate key (first defined at line " +
                              std::to_string(n.find_entry(key)->key_loc.line) + ")");
-      n.entries.push_back({key, key_loc, convert(kv.second, origin, depth + 1)});
+      n.entries.push_back({key, key_loc, convert(kv.second, origin, depth + 1, values)});
     }
     break;
   }
@@ -176,7 +182,8 @@ Node parse_yaml_string(const std::string& text, const std::string& origin) {
   check_text(text, origin);
   try {
     const YAML::Node y = YAML::Load(text);
-    return convert(y, origin, 0);
+    size_t values = 0;
+    return convert(y, origin, 0, values);
   } catch (const YAML::Exception& e) {
     throw InputError(loc_of(e.mark, origin), "", "invalid YAML: " + e.msg);
   }

@@ -120,8 +120,13 @@ std::optional<double> parse_quantity(std::string_view text, const std::vector<Un
     return number * units.front().scale;
   }
   for (const auto& u : units)
-    if (unit == u.name)
+    if (unit == u.name) {
+      if (!std::isfinite(number * u.scale)) {
+        set_error(error, std::string(what) + " '" + std::string(text) + "' is too large");
+        return std::nullopt;
+      }
       return number * u.scale;
+    }
   std::vector<std::string> names;
   for (const auto& u : units)
     names.emplace_back(u.name);

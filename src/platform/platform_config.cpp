@@ -52,6 +52,11 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
     cfg::Section section = top.section(name);
     reader(section, c);
   }
+  cfg::Section limits = top.section("limits");
+  const SimLimits defaults;
+  c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs);
+  c.limits.memory_bytes = limits.bytes("memory", defaults.memory_bytes, SimLimits::kMinMemoryBytes);
+  limits.finish();
   top.finish();
   const uint64_t tile_space = c.sram.size_bytes - c.sram.buffer_bytes;
   if (tile_space / c.compute.units < 1024)

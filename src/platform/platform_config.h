@@ -17,6 +17,16 @@
 
 namespace npu {
 
+/// Caps that keep a mistaken input from taking the machine down (section `limits`; the
+/// command line's --max-sim-time and --max-memory set them too). Not part of the hardware.
+struct SimLimits {
+  uint64_t sim_time_ps = 10'000'000'000'000ull; ///< simulated time a run may reach (10 s)
+  uint64_t memory_bytes = 8ull << 30;           ///< resident memory of the simulator (8 GiB)
+
+  static constexpr uint64_t kMinSimTimePs = 1000;       ///< 1 ns
+  static constexpr uint64_t kMinMemoryBytes = 1u << 20; ///< 1 MiB
+};
+
 /// A whole hardware configuration: one typed struct per block.
 struct PlatformConfig {
   std::string name;
@@ -29,6 +39,7 @@ struct PlatformConfig {
   ICacheConfig icache;
   SchedulerConfig scheduler;
   ComputeConfig compute;
+  SimLimits limits;
   nlohmann::ordered_json effective; ///< every key with its value after defaults
 };
 

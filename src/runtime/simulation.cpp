@@ -57,10 +57,26 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
   host.set_program([this, &program] { program(*m_runtime); });
   const auto wall_start = std::chrono::steady_clock::now();
-  sc_core::sc_start();
+  // A failed run stops through sc_stop; the kernel's "Simulation stopped by user" note would
+  // land on stdout, which must stay empty when a run fails.
+  sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
+                                          sc_core::SC_DO_NOTHING);
+  const uint64_t limit_ps = m_platform->config().limits.sim_time_ps;
+  sc_core::sc_start(sc_core::sc_time::from_value(limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   const auto wall_end = std::chrono::steady_clock::now();
   if (const auto failure = simulation_failure())
     std::rethrow_exception(failure);
+  // Paused with work still scheduled: the run reached its simulated-time limit.
+  if (!host.finished() && sc_core::sc_get_status() == sc_core::SC_PAUSED &&
+      sc_core::sc_pending_activity()) {
+    const size_t launches = m_platform->log().records().size();
+    throw SimulationError(
+        "simulated time limit of " + units::format_time_ps(limit_ps) + " reached after " +
+        std::to_string(launches) + (launches == 1 ? " launch" : " launches") + ", the host " +
+        (host.blocked_on().empty() ? std::string("still running its program")
+                                   : "waiting for " + host.blocked_on()) +
+        "; raise limits.sim_time or --max-sim-time if the run is meant to be this long");
+  }
   if (!host.finished()) {
     std::string message =
         "deadlock at " + std::to_string(to_ps(sc_core::sc_time_stamp()) / 1000) +

@@ -363,6 +363,9 @@ struct Reader {
       step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), depth + 1,
                                runs && step.count > 0);
       repeating -= again ? 1 : 0;
+      // An empty body would spin without simulated time or memory to stop it.
+      if (step.body.empty())
+        s.fail("body", "a repeat needs at least one step");
       s.finish();
       break;
     }

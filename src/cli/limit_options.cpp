@@ -1,0 +1,59 @@
+#include "cli/limit_options.h"
+
+#include "common/error.h"
+#include "config/units.h"
+#include "platform/platform_config.h"
+
+#include <optional>
+
+namespace npu {
+
+void LimitOptions::add_to(CLI::App& app, bool sim_time) {
+  if (sim_time)
+    app.add_option("--max-sim-time", max_sim_time,
+                   "stop with an error when simulated time reaches this (default 10s)")
+        ->type_name("DURATION");
+  app.add_option("--max-memory", max_memory,
+                 "stop with an error when the simulator's resident memory passes this (default "
+                 "8GiB)")
+      ->type_name("SIZE");
+}
+
+namespace {
+
+// Checks one option's value (parsed by `parse`, at least `min`) and adds it as an override
+// of `key`; does nothing when the option was not given.
+template <typename Parse, typename Format>
+void add_override(std::vector<std::string>& out, const std::string& option,
+                  const std::string& value, const std::string& key, uint64_t min, Parse parse,
+                  Format format) {
+  if (value.empty())
+    return;
+  const SourceLoc loc{option + " " + value, 0, 0};
+  std::string err;
+  const std::optional<uint64_t> parsed = parse(value, &err);
+  if (!parsed)
+    throw InputError(loc, "", err);
+  if (*parsed < min)
+    throw InputError(loc, "", "must be at least " + format(min) + ", got " + value);
+  out.push_back(key + "=" + value);
+}
+
+} // namespace
+
+std::vector<std::string> LimitOptions::overrides() const {
+  std::vector<std::string> out;
+  add_override(out, "--max-sim-time", max_sim_time, "limits.sim_time", SimLimits::kMinSimTimePs,
+               units::parse_time_ps, units::format_time_ps);
+  add_override(out, "--max-memory", max_memory, "limits.memory", SimLimits::kMinMemoryBytes,
+               units::parse_bytes, units::format_bytes);
+  return out;
+}
+
+std::string memory_limit_message(uint64_t limit_bytes) {
+  return "npusim: error: the simulator's memory use passed its limit of " +
+         units::format_bytes(limit_bytes) +
+         " (limits.memory); raise it with --max-memory if the run is meant to be this large";
+}
+
+} // namespace npu

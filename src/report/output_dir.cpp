@@ -1,3 +1,4 @@
+#include "common/memory_guard.h"
 #include "report/report.h"
 
 #include <fmt/format.h>
@@ -99,6 +100,7 @@ OutputDir::OutputDir(const std::string& dir_name) {
   existing_dir(dir);
   m_dir = dir.string();
   m_temp = make_temp_dir(dir).string();
+  remove_if_stopped(m_temp);
 }
 
 OutputDir::~OutputDir() {
@@ -107,6 +109,7 @@ OutputDir::~OutputDir() {
     std::error_code ignored;
     fs::remove_all(m_temp, ignored);
   }
+  forget_if_stopped(m_temp);
 }
 
 std::ostream& OutputDir::stream(const std::string& name) {

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/launch_record.h"
+#include "common/memory_guard.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -43,6 +44,7 @@ ChromeTraceWriter::ChromeTraceWriter(TraceOptions options, const TraceLayout& la
   if (m_file == nullptr) // a bad --trace path is bad input, found before anything runs
     throw InputError(SourceLoc{"--trace", 0, 0}, "",
                      fmt::format("cannot create '{}': {}", m_options.path, std::strerror(errno)));
+  remove_if_stopped(m_temp_path);
   put("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   write_metadata(layout);
 }
@@ -52,6 +54,7 @@ ChromeTraceWriter::~ChromeTraceWriter() {
     std::fclose(m_file);
   if (!m_committed)
     std::remove(m_temp_path.c_str());
+  forget_if_stopped(m_temp_path);
 }
 
 void ChromeTraceWriter::fail(const std::string& what, int error) const {

@@ -69,7 +69,7 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   // Paused with work still scheduled: the run reached its simulated-time limit.
   if (!host.finished() && sc_core::sc_get_status() == sc_core::SC_PAUSED &&
       sc_core::sc_pending_activity()) {
-    const size_t launches = m_platform->log().records().size();
+    const size_t launches = m_platform->log().count();
     throw SimulationError(
         "simulated time limit of " + units::format_time_ps(limit_ps) + " reached after " +
         std::to_string(launches) + (launches == 1 ? " launch" : " launches") + ", the host " +

@@ -112,20 +112,17 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs:
   return pid;
 }
 
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
 struct Child {
   size_t point = 0;
   Clock::time_point start;
+  Clock::time_point end; ///< when it was reaped
   bool timed_out = false;
   bool killed = false;
 };
 
 PointResult outcome(const Child& c, int status, const fs::path& partial, uint64_t timeout_ms) {
   PointResult r;
-  r.wall_s = seconds_since(c.start);
+  r.wall_s = std::chrono::duration<double>(c.end - c.start).count();
   if (c.timed_out) {
     r.status = "timeout";
     r.error = fmt::format("timed out after {:g} s", static_cast<double>(timeout_ms) / 1000.0);
@@ -225,7 +222,7 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
   bool interrupted = false;
   const auto jobs = static_cast<size_t>(std::max(1, options.jobs));
   try {
-    while ((!interrupted && next < todo.size()) || !running.empty()) {
+    const auto fill = [&] {
       while (!interrupted && running.size() < jobs && next < todo.size()) {
         const PlannedPoint& point = plan.points.at(todo[next++]);
         const fs::path partial = out_dir / (point.dir + ".partial");
@@ -237,8 +234,14 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
         argv.insert(argv.end(), {"--out", partial.string()});
         const pid_t pid =
             spawn(argv, partial / "stdout.txt", partial / "stderr.txt", old_mask, false);
-        running[pid] = Child{point.index, Clock::now()};
+        Child child;
+        child.point = point.index;
+        child.start = Clock::now();
+        running[pid] = child;
       }
+    };
+    while ((!interrupted && next < todo.size()) || !running.empty()) {
+      fill();
 
       // Sleep until a signal, the next timeout or the next progress tick.
       auto wait = std::chrono::milliseconds(250);
@@ -266,12 +269,20 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
 
       int status = 0;
       pid_t pid;
+      std::vector<std::pair<Child, int>> finished;
       while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
         const auto it = running.find(pid);
         if (it == running.end())
           continue;
-        const Child child = it->second;
+        Child child = it->second;
+        child.end = Clock::now();
+        finished.emplace_back(child, status);
         running.erase(it);
+      }
+      // Start the next points before the finished ones' bookkeeping (its writes are
+      // synced to disk), so that no core idles meanwhile.
+      fill();
+      for (const auto& [child, child_status] : finished) {
         const PlannedPoint& point = plan.points.at(child.point);
         const fs::path partial = out_dir / (point.dir + ".partial");
         if (interrupted && !child.timed_out) {
@@ -279,7 +290,7 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
           fs::remove_all(partial, ec);
           continue;
         }
-        const PointResult r = outcome(child, status, partial, options.timeout_ms);
+        const PointResult r = outcome(child, child_status, partial, options.timeout_ms);
         write_file_atomically(partial / "result.json", result_json(point, r));
         publish(partial, out_dir / point.dir);
         on_done(point, r);

@@ -158,7 +158,7 @@ std::string self_exe() {
   return p.string();
 }
 
-void write_file_atomically(const fs::path& path, const std::string& content) {
+void write_file_atomically(const fs::path& path, const std::string& content, bool sync) {
   fs::path temp = path;
   temp += fmt::format(".tmp-{}", ::getpid());
   std::FILE* f = std::fopen(temp.c_str(), "wb");
@@ -166,7 +166,7 @@ void write_file_atomically(const fs::path& path, const std::string& content) {
     throw std::runtime_error(
         fmt::format("cannot create '{}': {}", temp.string(), std::strerror(errno)));
   const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
-                  std::fflush(f) == 0 && ::fsync(fileno(f)) == 0;
+                  std::fflush(f) == 0 && (!sync || ::fsync(fileno(f)) == 0);
   const int error = errno;
   std::fclose(f);
   std::error_code ec;
@@ -193,6 +193,25 @@ std::optional<PointResult> read_result(const fs::path& out_dir, const PlannedPoi
   r.exit_code = j.value("exit_code", 0);
   r.wall_s = j.value("wall_s", 0.0);
   return r;
+}
+
+bool salvage_finished_run(const fs::path& out_dir, const PlannedPoint& point) {
+  const fs::path partial = out_dir / (point.dir + ".partial");
+  std::error_code ec;
+  if (fs::exists(out_dir / point.dir / "result.json", ec) ||
+      !fs::exists(partial / "report.json", ec))
+    return false;
+  // `npusim run` renames report.json into place last, once the run has succeeded: the
+  // point finished and only the sweep's own bookkeeping was cut off.
+  const Json report = Json::parse(slurp(partial / "report.json"), nullptr, false);
+  if (report.is_discarded() || !report.is_object())
+    return false;
+  PointResult r{"ok", "", 0, 0.0};
+  if (report.contains("sim") && report["sim"].is_object())
+    r.wall_s = report["sim"].value("wall_s", 0.0);
+  write_file_atomically(partial / "result.json", result_json(point, r), false);
+  publish(partial, out_dir / point.dir);
+  return true;
 }
 
 void write_invalid_result(const fs::path& out_dir, const PlannedPoint& point) {
@@ -279,9 +298,6 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
         finished.emplace_back(child, status);
         running.erase(it);
       }
-      // Start the next points before the finished ones' bookkeeping (its writes are
-      // synced to disk), so that no core idles meanwhile.
-      fill();
       for (const auto& [child, child_status] : finished) {
         const PlannedPoint& point = plan.points.at(child.point);
         const fs::path partial = out_dir / (point.dir + ".partial");
@@ -291,7 +307,9 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
           continue;
         }
         const PointResult r = outcome(child, child_status, partial, options.timeout_ms);
-        write_file_atomically(partial / "result.json", result_json(point, r));
+        // Not synced: the next point waits for this write, and a result.json lost to a
+        // power cut only makes a resumed sweep run its point again.
+        write_file_atomically(partial / "result.json", result_json(point, r), false);
         publish(partial, out_dir / point.dir);
         on_done(point, r);
       }

@@ -26,11 +26,17 @@ struct PointResult {
 std::optional<PointResult> read_result(const std::filesystem::path& out_dir,
                                        const PlannedPoint& point);
 
+/// A point whose `npusim run` finished (its report.json is in place) while the sweep was
+/// stopped before recording it: records it as `ok` and returns true.
+bool salvage_finished_run(const std::filesystem::path& out_dir, const PlannedPoint& point);
+
 /// Publishes the result of a point that was rejected before running.
 void write_invalid_result(const std::filesystem::path& out_dir, const PlannedPoint& point);
 
-/// Writes `content` to `path` through a temporary file and a rename.
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
+/// Writes `content` to `path` through a temporary file and a rename; `sync` first flushes
+/// it to disk (off for files that a rerun can make again).
+void write_file_atomically(const std::filesystem::path& path, const std::string& content,
+                           bool sync = true);
 
 struct RunnerOptions {
   std::string exe;         ///< the npusim binary

@@ -273,6 +273,7 @@ int SweepCommand::run_sweep() {
   std::vector<size_t> todo;
   size_t done = 0, failed = 0;
   for (const auto& point : plan.points) {
+    salvage_finished_run(dir, point);
     const std::optional<PointResult> r = read_result(dir, point);
     const bool retry = r && m_retry_failed && r->status != "ok" && r->status != "invalid";
     if (r && !retry) {
@@ -342,6 +343,7 @@ int SweepCommand::run_worker() {
     if (i >= plan.points.size())
       throw std::runtime_error(
           fmt::format("chunk {} names point {} of {}", m_chunk, i, plan.points.size()));
+    salvage_finished_run(dir, plan.points[i]);
     if (!read_result(dir, plan.points[i]))
       todo.push_back(i);
   }

@@ -1,5 +1,6 @@
 // The summary, `npusim report`, `npusim diff`, --format and --plots through the binary.
 #include "cli_helpers.h"
+#include "tests/text_lines.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -26,13 +27,7 @@ protected:
   }
 };
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
+using test::lines_of;
 
 // The numbers of the "where the time went" table in ns: one row per category, then total.
 std::vector<std::array<double, 2>> time_went_rows(const std::string& text) {

@@ -1,6 +1,7 @@
 // Report formats: percentiles, number formatting, JSON, CSV, summary, output directory.
 #include "common/launch_log.h"
 #include "report/report.h"
+#include "tests/text_lines.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -91,13 +92,7 @@ std::string read_file(const fs::path& path) {
   return s.str();
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);)
-    lines.push_back(line);
-  return lines;
-}
+using test::lines_of;
 
 TEST(Summarize, OneToHundred) {
   std::vector<uint64_t> values_ps;

@@ -2,9 +2,8 @@
 
 #include "report/report_detail.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <ostream>
 
@@ -160,8 +159,33 @@ Distribution summarize(std::vector<uint64_t> values_ps) {
   return d;
 }
 
+namespace {
+
+// Writes picoseconds as "12.345" (ns with three decimals) at `p`, which has room for
+// 24 characters; returns the end.
+char* put_ns(char* p, uint64_t ps) {
+  p = std::to_chars(p, p + 20, ps / 1000).ptr;
+  const auto frac = static_cast<unsigned>(ps % 1000);
+  *p++ = '.';
+  *p++ = static_cast<char>('0' + frac / 100);
+  *p++ = static_cast<char>('0' + frac / 10 % 10);
+  *p++ = static_cast<char>('0' + frac % 10);
+  return p;
+}
+
+// Writes a text field as csv_field() quotes it, without a copy when it needs none.
+void write_csv_field(std::ostream& out, const std::string& field) {
+  if (field.find_first_of(",\"\r\n") == std::string::npos)
+    out.write(field.data(), static_cast<std::streamsize>(field.size()));
+  else
+    out << report_detail::csv_field(field);
+}
+
+} // namespace
+
 std::string format_ns(uint64_t ps) {
-  return fmt::format("{}.{:03}", ps / 1000, ps % 1000);
+  char text[24];
+  return std::string(text, put_ns(text, ps));
 }
 
 nlohmann::ordered_json to_json(const RunReport& report) {
@@ -264,16 +288,30 @@ void write_launches_csv_header(std::ostream& out) {
 }
 
 void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
-  std::string row = fmt::format("{},{},{},{}", r.launch_id, report_detail::csv_field(r.kernel),
-                                report_detail::csv_field(r.stream), r.unit);
-  for (const uint64_t t : r.t_ps)
-    row += "," + format_ns(t);
+  // One row per launch, written while the simulation runs: built without a format
+  // string or temporaries (formatting once cost more than the launch it records).
+  char text[24 * 17];
+  char* p = std::to_chars(text, text + 20, r.launch_id).ptr;
+  *p++ = ',';
+  out.write(text, p - text);
+  write_csv_field(out, r.kernel);
+  out.put(',');
+  write_csv_field(out, r.stream);
+  p = text;
+  *p++ = ',';
+  p = std::to_chars(p, p + 12, r.unit).ptr;
+  for (const uint64_t t : r.t_ps) {
+    *p++ = ',';
+    p = put_ns(p, t);
+  }
   for (const uint64_t phase_ps :
        {r.prepare_ps(), r.submit_ps(), r.schedule_wait_ps(), r.schedule_dispatch_ps, r.iload_ps(),
-        r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps})
-    row += "," + format_ns(phase_ps);
-  row += '\n';
-  out << row;
+        r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps}) {
+    *p++ = ',';
+    p = put_ns(p, phase_ps);
+  }
+  *p++ = '\n';
+  out.write(text, p - text);
 }
 
 void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {

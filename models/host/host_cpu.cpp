@@ -237,7 +237,8 @@ void HostCpu::ring_doorbell(uint32_t q) {
   m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead - before);
   if (m_trace)
     m_trace->slice(TraceTrack::Driver, 0, "doorbell", to_ps(before), host_now(), m_trace_launch);
-  catch_up();
+  // The host runs on from the write's acceptance (m_ahead): the next call that touches
+  // shared state catches up.
   ++m_doorbells;
 }
 
@@ -272,7 +273,7 @@ LaunchRecord& HostCpu::open_record(const LaunchRequest& r) {
   rec.stream = r.stream_name;
   rec.async = r.async;
   rec.units = r.units;
-  rec.t_ps[0] = to_ps(sc_core::sc_time_stamp());
+  rec.t_ps[0] = host_now();
   return rec;
 }
 
@@ -299,7 +300,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
   }
   ring_doorbell(queue_of(stream));
   for (uint64_t id : launches)
-    m_log.at(id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
+    m_log.at(id).t_ps[2] = host_now();
   m_launches += requests.size();
   ++m_lists;
   if (!async) {
@@ -327,11 +328,11 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   // them and the ring writes sync to its time (TLM-2.0 loosely timed style).
   const std::vector<uint8_t> args = encode_args(r.args);
   run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
-  m_log.at(launch_id).t_ps[1] = to_ps(sc_core::sc_time_stamp() + m_ahead);
+  m_log.at(launch_id).t_ps[1] = host_now();
   driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
-  m_log.at(launch_id).t_ps[2] = to_ps(sc_core::sc_time_stamp());
+  m_log.at(launch_id).t_ps[2] = host_now();
   m_trace_launch = Tracer::kNoLaunch;
   ++m_launches;
   if (!r.async) {

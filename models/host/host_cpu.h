@@ -85,6 +85,8 @@ public:
   void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) override;
 
   bool finished() const { return m_finished; }
+  /// The host thread's time (ps): it may run ahead of the simulation clock.
+  uint64_t now_ps() const { return host_now(); }
   /// What the host thread is waiting for, when it is (for deadlock reports).
   const std::string& blocked_on() const { return m_blocked_on; }
   uint64_t end_ps() const { return m_end_ps; }

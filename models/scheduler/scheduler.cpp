@@ -32,26 +32,44 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
     return;
   }
   uint64_t value = 0;
-  // The register takes effect when the write arrives: sync to that time first.
-  sc_core::wait(delay + ps(2 * m_period_ps));
-  delay = sc_core::SC_ZERO_TIME;
+  // The register takes effect two cycles after the write arrives.
+  const uint64_t arrives = to_ps(sc_core::sc_time_stamp() + delay) + 2 * m_period_ps;
   if (payload.is_write()) {
     std::memcpy(&value, payload.get_data_ptr(), 8);
-    if (value < m_queues[queue].write_index ||
-        value - m_queues[queue].fetch_index > m_layout.entries) {
+    Queue& q = m_queues[queue];
+    if (value < q.posted_index || value - q.fetch_index > m_layout.entries) {
       payload.set_response_status(tlm::TLM_COMMAND_ERROR_RESPONSE);
       return;
     }
-    account(m_queues[queue]);
-    m_queues[queue].write_index = value;
-    m_queues[queue].max_depth = std::max(m_queues[queue].max_depth, m_queues[queue].depth());
-    ++m_doorbells;
-    m_doorbell.notify(sc_core::SC_ZERO_TIME);
+    // A posted write: the initiator runs on (the returned delay says when the write
+    // is accepted) and the fetcher applies it on arrival. Posted writes stay in order.
+    const uint64_t at = m_posted.empty() ? arrives : std::max(arrives, m_posted.back().at_ps);
+    q.posted_index = value;
+    m_posted.push_back({at, queue, value});
+    if (m_posted.size() == 1)
+      m_doorbell.notify(ps(at) - sc_core::sc_time_stamp());
+    delay = ps(at) - sc_core::sc_time_stamp();
   } else if (payload.is_read()) {
+    sc_core::wait(ps(arrives) - sc_core::sc_time_stamp());
+    delay = sc_core::SC_ZERO_TIME;
+    apply_doorbells();
     value = m_queues[queue].fetch_index;
     std::memcpy(payload.get_data_ptr(), &value, 8);
   }
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Scheduler::apply_doorbells() {
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  while (!m_posted.empty() && m_posted.front().at_ps <= now) {
+    const PostedDoorbell d = m_posted.front();
+    m_posted.pop_front();
+    Queue& q = m_queues[d.queue];
+    account(q);
+    q.write_index = d.value;
+    q.max_depth = std::max(q.max_depth, q.depth());
+    ++m_doorbells;
+  }
 }
 
 void Scheduler::read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char* what,
@@ -77,6 +95,7 @@ void Scheduler::fetch() {
   std::array<uint8_t, Descriptor::kBytes> raw{};
   std::vector<uint8_t> args(CommandLayout::kArgBytes);
   while (true) {
+    apply_doorbells();
     // Serve queues with published work in turn, so one busy queue cannot starve others.
     int found = -1;
     for (uint32_t i = 0; i < m_queues.size(); ++i) {
@@ -87,6 +106,10 @@ void Scheduler::fetch() {
       }
     }
     if (found < 0) {
+      // Sleep until the next doorbell arrives (its notification may have fired while
+      // this thread was busy).
+      if (!m_posted.empty())
+        m_doorbell.notify(ps(m_posted.front().at_ps) - sc_core::sc_time_stamp());
       sc_core::wait(m_doorbell);
       continue;
     }
@@ -365,7 +388,7 @@ void Scheduler::completion_loop() {
 }
 
 bool Scheduler::idle() const {
-  if (!m_running.empty())
+  if (!m_running.empty() || !m_posted.empty())
     return false;
   for (const auto& q : m_queues)
     if (q.running || !q.pending.empty() || q.fetch_index < q.write_index)
@@ -374,7 +397,7 @@ bool Scheduler::idle() const {
 }
 
 bool Scheduler::stalled() const {
-  if (!m_running.empty() || m_completing > 0)
+  if (!m_running.empty() || m_completing > 0 || !m_posted.empty())
     return false;
   bool pending = false;
   for (const auto& q : m_queues) {

@@ -83,7 +83,8 @@ private:
     uint64_t fetch_ps = 0; ///< descriptor fetch and decode
   };
   struct Queue {
-    uint64_t write_index = 0; ///< published by the doorbell
+    uint64_t write_index = 0;  ///< published by the doorbell, once it has arrived
+    uint64_t posted_index = 0; ///< the latest doorbell value, arrived or on its way
     uint64_t fetch_index = 0;
     std::deque<Command> pending;
     bool running = false;
@@ -107,7 +108,16 @@ private:
     uint64_t dispatch_start_ps = 0; ///< the dispatcher took the command
   };
 
+  /// A doorbell on its way: it takes effect at `at_ps`.
+  struct PostedDoorbell {
+    uint64_t at_ps = 0;
+    uint32_t queue = 0;
+    uint64_t value = 0;
+  };
+
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  /// Applies the doorbells that have arrived by now.
+  void apply_doorbells();
   void fetch_loop();
   void dispatch_loop();
   void fetch();
@@ -157,6 +167,7 @@ private:
   uint64_t m_arrivals = 0;
   uint32_t m_fetch_cursor = 0;
   sc_core::sc_event m_doorbell;
+  std::deque<PostedDoorbell> m_posted; ///< in arrival order
   sc_core::sc_event m_wake;
   // statistics
   uint64_t m_doorbells = 0;

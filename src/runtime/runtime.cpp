@@ -398,7 +398,7 @@ void Runtime::read(const Buffer& b, void* data, uint64_t bytes, uint64_t offset)
 }
 
 uint64_t Runtime::now_ps() const {
-  return to_ps(sc_core::sc_time_stamp());
+  return m_platform.host().now_ps();
 }
 
 } // namespace npu

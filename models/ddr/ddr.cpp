@@ -50,7 +50,10 @@ void Ddr::run_controllers() {
   for (auto& ch : m_channels) {
     if (ch->due(now))
       ch->advance_to(now);
-    next = std::min(next, ch->next_event());
+    // Wake for the next completion only; the commands before it are replayed by the
+    // next advance (an arrival advances its channel first). Initiators waiting for a
+    // queue entry need the exact cycle a command frees one.
+    next = std::min(next, m_room_waiters > 0 ? ch->next_event() : ch->next_completion_bound());
   }
   if (next == UINT64_MAX) {
     next_trigger(m_kick);
@@ -86,6 +89,10 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   Waiter& waiter = *owned;
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
+    // The controller sleeps between completions: replay the commands up to now first
+    // (they may have freed a queue entry).
+    if (cycle_now() > ch.now())
+      ch.advance_to(cycle_now());
     if (!ch.can_accept(is_write)) {
       // Queue full: let the controller run, then take the next free entry.
       m_kick.notify(sc_core::SC_ZERO_TIME);

@@ -408,6 +408,15 @@ uint64_t DramChannel::next_event() const {
   return std::min(m_next_decision, next_completion());
 }
 
+uint64_t DramChannel::next_completion_bound() const {
+  uint64_t t = next_completion();
+  if (m_rq.count > 0)
+    t = std::min(t, m_next_decision + m_rd_done_off);
+  if (m_wq.count > 0)
+    t = std::min(t, m_next_decision + m_wr_done_off);
+  return t;
+}
+
 void DramChannel::issue(const Candidate& c, uint64_t t) {
   switch (c.command) {
   case DramCommand::PREA:

@@ -76,6 +76,12 @@ public:
   /// UINT64_MAX when no request is queued or in flight (refreshes due meanwhile are
   /// caught up by the next enqueue or advance_to).
   uint64_t next_event() const;
+  /// A lower bound on the next completion: the next data burst's end, or for a queued
+  /// request the next decision plus the shortest CAS-to-data-end. Until then the channel
+  /// only issues commands, which advance_to() replays exactly when called later, so a
+  /// caller that needs only completions (and arrivals, which enqueue at their cycle)
+  /// may sleep until this cycle instead of next_event().
+  uint64_t next_completion_bound() const;
   /// Whether advance_to(cycle) would do anything but move the clock: new requests, or
   /// an event at or before `cycle`. An idle channel can be left behind; it catches up
   /// (refreshes included) when it is next advanced or given a request.

@@ -28,7 +28,7 @@ protected:
   }
 };
 
-// hello simulates 199.720 us: a limit below that stops it, one above lets it finish.
+// hello simulates 199.732 us: a limit below that stops it, one above lets it finish.
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   expect_stopped(run(hello("--max-sim-time 100us")),
                  "npusim: error: simulated time limit of 100us reached after 2 launches, the "
@@ -39,7 +39,7 @@ TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
   EXPECT_EQ(report["config"]["limits"]["sim_time"], "200us");
   EXPECT_EQ(report["config"]["limits"]["memory"], "8GiB");
-  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 199720, 1);
+  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 199732.375, 1);
 }
 
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheConfigAndSet) {

@@ -1,3 +1,4 @@
+#include "common/error.h"
 #include "common/memory_guard.h"
 #include "report/report.h"
 
@@ -53,9 +54,12 @@ fs::path make_temp_dir(const fs::path& dir) {
     std::error_code ec;
     if (fs::create_directory(temp, ec))
       return temp;
-    if (ec || attempt >= 100)
-      fail(temp, "cannot create temporary directory",
-           ec ? ec : std::make_error_code(std::errc::file_exists));
+    // A missing or unwritable parent is bad input, found before anything runs.
+    if (ec)
+      throw InputError(SourceLoc{"--out", 0, 0}, "",
+                       fmt::format("cannot create '{}': {}", dir.string(), ec.message()));
+    if (attempt >= 100)
+      fail(temp, "cannot create temporary directory", std::make_error_code(std::errc::file_exists));
   }
 }
 

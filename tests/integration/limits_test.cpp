@@ -99,5 +99,19 @@ TEST_F(LimitsTest, MalformedLimitsAreInputErrors) {
                  "npusim: --max-sim-time 0: error: must be at least 1ns, got 0");
 }
 
+// An --out folder whose parent does not exist is bad input: one line, exit 2, before
+// anything runs, and nothing written.
+TEST_F(LimitsTest, OutFolderWithoutAParentIsRejected) {
+  const fs::path out = m_dir / "missing" / "out";
+  const Result r = run("run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml "
+                       "--out " +
+                       out.string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.err, "npusim: --out: error: cannot create '" + out.string() +
+                       "': No such file or directory\n");
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_FALSE(fs::exists(m_dir / "missing"));
+}
+
 } // namespace
 } // namespace npu::test

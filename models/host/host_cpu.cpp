@@ -14,7 +14,10 @@ HostCpu::HostCpu(sc_core::sc_module_name name, const HostConfig& config,
       m_queue_outstanding(layout.queues) {
   SC_HAS_PROCESS(HostCpu);
   SC_THREAD(run);
-  SC_THREAD(isr);
+  // The interrupt handler only updates host state: a method, woken by each interrupt.
+  SC_METHOD(isr);
+  sensitive << m_irq;
+  dont_initialize();
 }
 
 void HostCpu::set_stream_priority(uint32_t stream, int priority) {
@@ -46,21 +49,18 @@ void HostCpu::run() {
 
 void HostCpu::isr() {
   guarded([this] {
-    while (true) {
-      sc_core::wait(m_irq);
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
-      bool any = false;
-      while (!m_irq_pending.empty() && m_irq_pending.front().first <= now) {
-        learn(m_irq_pending.front().second);
-        m_irq_pending.pop_front();
-        any = true;
-      }
-      // Interrupts are pending in time order: the event is armed for the next one.
-      if (!m_irq_pending.empty())
-        m_irq.notify(ps(m_irq_pending.front().first - now));
-      if (any)
-        m_learnt.notify(sc_core::SC_ZERO_TIME);
+    const uint64_t now = to_ps(sc_core::sc_time_stamp());
+    bool any = false;
+    while (!m_irq_pending.empty() && m_irq_pending.front().first <= now) {
+      learn(m_irq_pending.front().second);
+      m_irq_pending.pop_front();
+      any = true;
     }
+    // Interrupts are pending in time order: the event is armed for the next one.
+    if (!m_irq_pending.empty())
+      m_irq.notify(ps(m_irq_pending.front().first - now));
+    if (any)
+      m_learnt.notify(sc_core::SC_ZERO_TIME);
   });
 }
 

@@ -164,6 +164,8 @@ private:
   };
 
   RangeAllocator& heap_of(MemoryKind memory);
+  /// Whether `buffer` is one malloc returned and free has not released.
+  bool is_live(const Buffer& buffer) const;
   /// Throws unless `buffer` is live; `what` names the use ("read", "launch of 'k'").
   void check_live(const Buffer& buffer, const std::string& what) const;
   /// "buffer 'x' (4KiB of ddr at 0x...)".

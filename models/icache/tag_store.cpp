@@ -33,6 +33,34 @@ bool TagStore::lookup(uint64_t addr) {
   return true;
 }
 
+bool TagStore::touch_all(uint64_t addr, uint64_t lines) {
+  const uint64_t first = addr >> m_line_shift;
+  for (Run& run : m_runs) {
+    if (run.inserts == m_inserts && run.first_line == first && run.lines == lines) {
+      for (const uint32_t w : run.ways)
+        m_ways_storage[w].last_use = ++m_clock;
+      return true;
+    }
+  }
+  Run& run = m_runs[m_next_run];
+  run.ways.clear();
+  for (uint64_t i = 0; i < lines; ++i) {
+    const Way* way = find(first + i);
+    if (!way) {
+      run.inserts = UINT64_MAX; // the partial run is no memo
+      return false;
+    }
+    run.ways.push_back(static_cast<uint32_t>(way - m_ways_storage.data()));
+  }
+  for (const uint32_t w : run.ways)
+    m_ways_storage[w].last_use = ++m_clock;
+  run.first_line = first;
+  run.lines = lines;
+  run.inserts = m_inserts;
+  m_next_run = (m_next_run + 1) % 2;
+  return true;
+}
+
 bool TagStore::contains(uint64_t addr) const {
   return find(addr >> m_line_shift) != nullptr;
 }
@@ -43,6 +71,7 @@ bool TagStore::insert(uint64_t addr) {
     way->last_use = ++m_clock;
     return false;
   }
+  ++m_inserts;
   Way* base = &m_ways_storage[(line & (m_sets - 1)) * m_ways];
   Way* victim = base;
   for (uint32_t w = 0; w < m_ways; ++w) {
@@ -61,6 +90,7 @@ bool TagStore::insert(uint64_t addr) {
 }
 
 void TagStore::clear() {
+  ++m_inserts;
   for (auto& w : m_ways_storage)
     w = Way{};
 }

@@ -13,6 +13,11 @@ public:
 
   /// True when the line holding `addr` is present; a hit refreshes its LRU age.
   bool lookup(uint64_t addr);
+  /// When all `lines` lines from the one holding `addr` are present, refreshes their LRU
+  /// ages in order (as lookup() on each would) and returns true; otherwise changes
+  /// nothing and returns false. A range seen whole before, with no insert since, is
+  /// refreshed without searching the sets again.
+  bool touch_all(uint64_t addr, uint64_t lines);
   /// Presence without touching LRU state.
   bool contains(uint64_t addr) const;
   /// Inserts the line holding `addr`, evicting the least recently used way.
@@ -39,6 +44,16 @@ private:
   uint64_t m_sets;
   uint32_t m_ways;
   uint64_t m_clock = 0;
+  uint64_t m_inserts = 0; ///< changes of the tags (not of LRU ages)
+  /// Ranges found whole: where each line sits, valid while no insert happened since.
+  struct Run {
+    uint64_t first_line = 0;
+    uint64_t lines = 0;
+    uint64_t inserts = UINT64_MAX;
+    std::vector<uint32_t> ways; ///< indices into m_ways_storage
+  };
+  Run m_runs[2];
+  uint32_t m_next_run = 0;
   std::vector<Way> m_ways_storage; ///< sets x ways
 };
 

@@ -127,5 +127,35 @@ TEST(TagStore, HighAddressesMapByLineNumber) {
   EXPECT_FALSE(t.contains(128)); // same set, different tag
 }
 
+// touch_all() is lookup() on each line when all are present, memoised or not: the LRU
+// victim afterwards is the same; with a line missing it changes nothing.
+TEST(TagStore, TouchAllRefreshesLikeLookupsAndChangesNothingOnAMiss) {
+  TagStore a(256, 64, 2), b(256, 64, 2);
+  for (TagStore* t : {&a, &b}) {
+    t->insert(kA); // set 0: A then B, so A is the LRU way
+    t->insert(kB);
+  }
+  // Lines 2..4 (B, a line never inserted, kC): one is missing, so nothing changes.
+  EXPECT_FALSE(a.touch_all(kB, 3));
+  EXPECT_TRUE(a.insert(kC)); // evicts A, still the LRU way
+  EXPECT_FALSE(a.contains(kA));
+  EXPECT_TRUE(a.contains(kB));
+
+  // Lines 0 and 1 (A and kOtherSet) present: touching them makes B the LRU of set 0,
+  // the first time (searched) and the second (memoised) alike.
+  b.insert(kOtherSet);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_TRUE(b.touch_all(kA, 2));
+    b.lookup(kB); // B most recent again
+    EXPECT_TRUE(b.touch_all(kA, 2));
+  }
+  EXPECT_TRUE(b.insert(kC)); // evicts B, the LRU way after the last touch
+  EXPECT_FALSE(b.contains(kB));
+  EXPECT_TRUE(b.contains(kA));
+  // The insert invalidated the memo: A's range is found again, not replayed.
+  EXPECT_TRUE(b.touch_all(kA, 2));
+  EXPECT_FALSE(b.touch_all(kB, 1));
+}
+
 } // namespace
 } // namespace npu

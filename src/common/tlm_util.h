@@ -147,11 +147,15 @@ unsigned debug_transact(Socket& socket, tlm::tlm_command cmd, uint64_t addr, uin
 
 namespace npu {
 
-/// Runs a process body; an exception ends the simulation and is kept for
+/// Runs a process body; an exception ends the simulation (sc_pause) and is kept for
 /// Simulation::run to rethrow (SystemC would otherwise turn it into a report).
 void guarded(const std::function<void()>& body);
 /// The first exception a guarded process threw, if any.
 std::exception_ptr simulation_failure();
+/// Kills every SystemC thread still suspended in wait() so that its stack unwinds and
+/// the destructors of its locals run. Call once sc_start has returned paused, before
+/// the blocks are destroyed; a no-op before the first sc_start and after sc_stop.
+void unwind_threads();
 
 } // namespace npu
 

@@ -13,12 +13,41 @@ jobs=$(nproc 2>/dev/null || echo 2)
 # -O1 with line tables: quick to build, readable stack traces; assertions stay on.
 flags="-O1 -g1 -fsanitize=address,undefined,float-cast-overflow -fno-sanitize-recover=all"
 flags+=" -fno-omit-frame-pointer"
+# AddressSanitizer checks the heap, globals and leaks, not stack frames. SystemC 2.3.4
+# tells it about each switch between coroutine stacks, but gives the main stack's bounds
+# as null: from the first switch back to sc_main on, AddressSanitizer ignores the
+# unwinding of an exception thrown on the main stack ("ASan is ignoring requested
+# __asan_handle_no_return ... top: 0x000000000000"), the redzones of the frames it skipped
+# stay poisoned, and the next calls that reuse those addresses are reported as
+# stack-buffer-overflow or stack-use-after-scope although nothing is wrong (every error
+# path of a run was). No stack redzones, no such reports.
+flags+=" --param=asan-stack=0"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="" -DCMAKE_CXX_FLAGS="$flags" \
   -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
 cmake --build "$build" -j"$jobs"
 
-# SystemC switches between its processes' stacks with QuickThreads, which AddressSanitizer
-# does not see: its fake stacks for use-after-return would be torn between coroutines.
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_stack_use_after_return=0:detect_leaks=1:halt_on_error=1:abort_on_error=1}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
-exec ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" "$@"
+# The sanitizers write their reports into files, one per process, printed below: the same
+# null stack bounds make AddressSanitizer warn once on stderr in every process that throws
+# on the main stack ("ASan is ignoring requested __asan_handle_no_return"), and the tests
+# compare the simulator's stderr exactly. A finding still fails its test: it aborts the
+# process.
+logs=$(pwd)/$build/sanitizer-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+# SystemC announces its stack switches without the fake-stack handle that use-after-return
+# detection needs (and without stack redzones there is nothing for it to check).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_stack_use_after_return=0:detect_leaks=1:halt_on_error=1:abort_on_error=1:log_path=$logs/asan}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan}
+status=0
+ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" "$@" || status=$?
+
+reports=$(grep -l -E "ERROR|runtime error" "$logs"/* 2>/dev/null || true)
+for report in $reports; do
+  echo "sanitize: $report"
+  cat "$report"
+done
+if [[ -n "$reports" ]]; then
+  echo "sanitize: $(wc -w <<<"$reports") process(es) reported a finding (above)" >&2
+  status=1
+fi
+exit "$status"

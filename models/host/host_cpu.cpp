@@ -123,7 +123,8 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
         break;
       if (m_landed.empty() && m_device_stalled && m_device_stalled()) {
         // Nothing will ever land: stop here, blocked, so the run reports a deadlock.
-        sc_core::sc_stop();
+        // Paused, not stopped, so that the threads left waiting can still be unwound.
+        sc_core::sc_pause();
         sc_core::wait(m_never);
       }
       busy(m_config.poll_interval_ps);

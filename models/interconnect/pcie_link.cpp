@@ -95,9 +95,10 @@ void PcieLink::deliver_posted() {
       payload.set_streaming_width(static_cast<uint32_t>(p.data.size()));
       payload.set_byte_enable_ptr(nullptr);
       payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-      payload.set_extension(&p.ext);
-      down_out->b_transport(payload, delay);
-      payload.clear_extension(&p.ext);
+      {
+        const ScopedExtension<NpuExtension> tagged(payload, &p.ext);
+        down_out->b_transport(payload, delay);
+      }
       if (!payload.is_response_ok())
         throw SimulationError("posted write over PCIe to device address " + std::to_string(p.addr) +
                               " failed: address not mapped");

@@ -68,6 +68,22 @@ private:
   uint64_t m_busy_ps = 0;
 };
 
+/// Sets `ext` on `payload` for as long as it lives, and clears it however the scope ends (an
+/// exception, a killed thread): otherwise a pooled payload would keep a pointer to a dead
+/// extension, and a payload's destructor frees every extension still set on it.
+template <typename T> class ScopedExtension {
+public:
+  ScopedExtension(tlm::tlm_generic_payload& payload, T* ext) : m_payload(payload) {
+    payload.set_extension(ext);
+  }
+  ~ScopedExtension() { m_payload.clear_extension<T>(); }
+  ScopedExtension(const ScopedExtension&) = delete;
+  ScopedExtension& operator=(const ScopedExtension&) = delete;
+
+private:
+  tlm::tlm_generic_payload& m_payload;
+};
+
 /// Blocking read or write of `len` bytes through `socket` (an initiator socket),
 /// tagged with `ext`. Adds the target's latency to `delay`. Returns the TLM status.
 /// Reusable payloads for transact(): a payload allocates its extension array when it is
@@ -110,9 +126,8 @@ tlm::tlm_response_status transact(Socket& socket, tlm::tlm_command cmd, uint64_t
   payload.set_byte_enable_ptr(nullptr);
   payload.set_dmi_allowed(false);
   payload.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  payload.set_extension(&tag);
+  const ScopedExtension<NpuExtension> tagged(payload, &tag);
   socket->b_transport(payload, delay);
-  payload.clear_extension(&tag);
   return payload.get_response_status();
 }
 
@@ -132,11 +147,15 @@ unsigned debug_transact(Socket& socket, tlm::tlm_command cmd, uint64_t addr, uin
 
 namespace npu {
 
-/// Runs a process body; an exception ends the simulation and is kept for
+/// Runs a process body; an exception ends the simulation (sc_pause) and is kept for
 /// Simulation::run to rethrow (SystemC would otherwise turn it into a report).
 void guarded(const std::function<void()>& body);
 /// The first exception a guarded process threw, if any.
 std::exception_ptr simulation_failure();
+/// Kills every SystemC thread still suspended in wait() so that its stack unwinds and
+/// the destructors of its locals run. Call once sc_start has returned paused, before
+/// the blocks are destroyed; a no-op before the first sc_start and after sc_stop.
+void unwind_threads();
 
 } // namespace npu
 

@@ -34,6 +34,8 @@ void WorkerPool::work() {
     if (!m_error) {
       try {
         (*m_step)(index);
+      } catch (const sc_core::sc_unwind_exception&) {
+        throw; // this worker is being killed, not failing
       } catch (...) {
         if (!m_error) // the first failure is the one to report
           m_error = std::current_exception();

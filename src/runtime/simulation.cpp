@@ -47,7 +47,10 @@ void Simulation::stream_launches(std::function<void(const LaunchRecord&)> sink) 
       false);
 }
 
-Simulation::~Simulation() = default;
+// Before the blocks go: the threads left waiting still refer to them while unwinding.
+Simulation::~Simulation() {
+  unwind_threads();
+}
 
 void Simulation::set_tracer(Tracer* tracer) {
   m_platform->set_tracer(tracer);
@@ -57,8 +60,9 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
   host.set_program([this, &program] { program(*m_runtime); });
   const auto wall_start = std::chrono::steady_clock::now();
-  // A failed run stops through sc_stop; the kernel's "Simulation stopped by user" note would
-  // land on stdout, which must stay empty when a run fails.
+  // A failed run pauses the kernel (so that its threads can be unwound); were it stopped,
+  // the kernel's "Simulation stopped by user" note would land on stdout, which must stay
+  // empty when a run fails.
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
   const uint64_t limit_ps = m_platform->config().limits.sim_time_ps;

@@ -91,8 +91,8 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
     // The controller sleeps between completions: replay the commands up to now first
     // (they may have freed a queue entry).
-    if (cycle_now() > ch.now())
-      ch.advance_to(cycle_now());
+    if (const uint64_t cycle = cycle_now(); cycle > ch.now())
+      ch.advance_to(cycle);
     if (!ch.can_accept(is_write)) {
       // Queue full: let the controller run, then take the next free entry.
       m_kick.notify(sc_core::SC_ZERO_TIME);

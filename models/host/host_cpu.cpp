@@ -28,12 +28,12 @@ void HostCpu::set_stream_priority(uint32_t stream, int priority) {
 
 void HostCpu::mark(std::string_view name) {
   if (m_trace)
-    m_trace->slice(TraceTrack::Host, 0, name, host_now(), host_now(), Tracer::kNoLaunch);
+    m_trace->slice(TraceTrack::Host, 0, name, now_ps(), now_ps(), Tracer::kNoLaunch);
 }
 
 void HostCpu::trace_call(std::string_view name, uint64_t begin_ps) {
   if (m_trace)
-    m_trace->slice(TraceTrack::Host, 0, name, begin_ps, host_now(), Tracer::kNoLaunch);
+    m_trace->slice(TraceTrack::Host, 0, name, begin_ps, now_ps(), Tracer::kNoLaunch);
 }
 
 void HostCpu::run() {
@@ -152,7 +152,7 @@ void HostCpu::driver_call() {
   const uint64_t begin = trace_begin();
   run_ahead(m_config.driver_call_ps);
   if (m_trace)
-    m_trace->slice(TraceTrack::Driver, 0, "driver call", begin, host_now(), m_trace_launch);
+    m_trace->slice(TraceTrack::Driver, 0, "driver call", begin, now_ps(), m_trace_launch);
 }
 
 void HostCpu::catch_up() {
@@ -175,7 +175,7 @@ void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
   // The host runs on once the response is back (the returned delay, left in m_ahead).
   m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead) - before;
   if (m_trace)
-    m_trace->slice(TraceTrack::Driver, 0, "ring write", before, host_now(), m_trace_launch);
+    m_trace->slice(TraceTrack::Driver, 0, "ring write", before, now_ps(), m_trace_launch);
 }
 
 uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& args,
@@ -237,7 +237,7 @@ void HostCpu::ring_doorbell(uint32_t q) {
     throw SimulationError("driver: doorbell write to queue " + std::to_string(q) + " failed");
   m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead - before);
   if (m_trace)
-    m_trace->slice(TraceTrack::Driver, 0, "doorbell", to_ps(before), host_now(), m_trace_launch);
+    m_trace->slice(TraceTrack::Driver, 0, "doorbell", to_ps(before), now_ps(), m_trace_launch);
   // The host runs on from the write's acceptance (m_ahead): the next call that touches
   // shared state catches up.
   ++m_doorbells;
@@ -274,7 +274,7 @@ LaunchRecord& HostCpu::open_record(const LaunchRequest& r) {
   rec.stream = r.stream_name;
   rec.async = r.async;
   rec.units = r.units;
-  rec.t_ps[0] = host_now();
+  rec.t_ps[0] = now_ps();
   return rec;
 }
 
@@ -301,7 +301,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
   }
   ring_doorbell(queue_of(stream));
   for (uint64_t id : launches)
-    m_log.at(id).t_ps[2] = host_now();
+    m_log.at(id).t_ps[2] = now_ps();
   m_launches += requests.size();
   ++m_lists;
   if (!async) {
@@ -329,11 +329,11 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   // them and the ring writes sync to its time (TLM-2.0 loosely timed style).
   const std::vector<uint8_t> args = encode_args(r.args);
   run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
-  m_log.at(launch_id).t_ps[1] = host_now();
+  m_log.at(launch_id).t_ps[1] = now_ps();
   driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
-  m_log.at(launch_id).t_ps[2] = host_now();
+  m_log.at(launch_id).t_ps[2] = now_ps();
   m_trace_launch = Tracer::kNoLaunch;
   ++m_launches;
   if (!r.async) {
@@ -341,7 +341,7 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
     busy(m_config.sync_call_ps);
   }
   if (m_trace)
-    m_trace->launch_call(m_log.at(launch_id), host_now());
+    m_trace->launch_call(m_log.at(launch_id), now_ps());
   return launch_id;
 }
 

@@ -85,8 +85,8 @@ public:
   void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) override;
 
   bool finished() const { return m_finished; }
-  /// The host thread's time (ps): it may run ahead of the simulation clock.
-  uint64_t now_ps() const { return host_now(); }
+  /// The host thread's own time (ps): the simulation time plus what it ran ahead.
+  uint64_t now_ps() const { return to_ps(sc_core::sc_time_stamp() + m_ahead); }
   /// What the host thread is waiting for, when it is (for deadlock reports).
   const std::string& blocked_on() const { return m_blocked_on; }
   uint64_t end_ps() const { return m_end_ps; }
@@ -147,10 +147,8 @@ private:
   /// The command of `event`'s latest record, if it was recorded.
   std::optional<uint64_t> event_command(uint32_t event) const;
   uint32_t queue_of(uint32_t stream) const { return stream % m_layout.queues; }
-  /// The host thread's own time: the simulation time plus what it ran ahead (ps).
-  uint64_t host_now() const { return to_ps(sc_core::sc_time_stamp() + m_ahead); }
-  /// host_now() when tracing, else 0: where a traced call begins, free when off.
-  uint64_t trace_begin() const { return m_trace ? host_now() : 0; }
+  /// now_ps() when tracing, else 0: where a traced call begins, free when off.
+  uint64_t trace_begin() const { return m_trace ? now_ps() : 0; }
   /// A host-thread call from `begin_ps` until now, when tracing.
   void trace_call(std::string_view name, uint64_t begin_ps);
 

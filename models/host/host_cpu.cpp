@@ -300,8 +300,15 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
   }
   ring_doorbell(queue_of(stream));
-  for (uint64_t id : launches)
-    m_log.at(id).t_ps[2] = now_ps();
+  // A launch leaves the log once complete, which a sync list waits for: the trace takes
+  // its copies of the records now.
+  std::vector<LaunchRecord> traced;
+  for (uint64_t id : launches) {
+    LaunchRecord& rec = m_log.at(id);
+    rec.t_ps[2] = now_ps();
+    if (m_trace)
+      traced.push_back(rec);
+  }
   m_launches += requests.size();
   ++m_lists;
   if (!async) {
@@ -315,8 +322,8 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
   }
   if (m_trace) {
     trace_call("command_list_submit", call_begin);
-    for (uint64_t id : launches)
-      m_trace->launch_flow(m_log.at(id));
+    for (const LaunchRecord& rec : traced)
+      m_trace->launch_flow(rec);
   }
   return launches.front();
 }
@@ -333,15 +340,21 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
-  m_log.at(launch_id).t_ps[2] = now_ps();
+  LaunchRecord& rec = m_log.at(launch_id);
+  rec.t_ps[2] = now_ps();
+  // A launch leaves the log once complete, which a sync launch waits for: the trace takes
+  // its copy of the record now.
+  std::optional<LaunchRecord> traced;
+  if (m_trace)
+    traced = rec;
   m_trace_launch = Tracer::kNoLaunch;
   ++m_launches;
   if (!r.async) {
     wait_until([&] { return m_commands[cmd].done; }, "sync launch of " + r.kernel_name);
     busy(m_config.sync_call_ps);
   }
-  if (m_trace)
-    m_trace->launch_call(m_log.at(launch_id), now_ps());
+  if (traced)
+    m_trace->launch_call(*traced, now_ps());
   return launch_id;
 }
 

@@ -1,6 +1,7 @@
 #include "cli/app.h"
 
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "common/memory_guard.h"
 #include "report/report.h"
 #include "report/trace_writer.h"
@@ -18,6 +19,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +36,9 @@ int run_guarded(const std::function<int()>& command) {
   } catch (const SimulationError& e) {
     std::cerr << "npusim: error: " << e.what() << "\n";
     return kExitBadInput;
+  } catch (const OutputError& e) {
+    std::cerr << "npusim: error: " << e.what() << "\n";
+    return kExitInternal;
   } catch (const std::exception& e) {
     std::cerr << "npusim: internal error: " << e.what() << "\n";
     return kExitInternal;
@@ -131,6 +136,11 @@ int run_process(const std::vector<std::string>& args, bool quiet) {
   for (const auto& a : args)
     argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // The child starts with the signals npusim takes on its own thread unblocked.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  posix_spawnattr_setsigmask(&attributes, &original_signal_mask());
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   if (quiet) {
@@ -141,8 +151,9 @@ int run_process(const std::vector<std::string>& args, bool quiet) {
   }
   std::cout.flush();
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
   if (spawned != 0)
     return -1;
   int status = 0;
@@ -172,20 +183,122 @@ int make_plots(const std::string& dir) {
   return kExitOk;
 }
 
+const CLI::Validator& non_empty_path() {
+  static const CLI::Validator validator(
+      [](const std::string& value) {
+        return value.empty() ? std::string("expected a path, got an empty one") : std::string();
+      },
+      "PATH");
+  return validator;
+}
+
+const CLI::Validator& positive_count() {
+  static const CLI::Validator validator(
+      [](const std::string& value) {
+        const bool digits =
+            !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+        if (digits && value.find_first_not_of('0') != std::string::npos && value.size() <= 19)
+          return std::string();
+        return "expected a whole number from 1 to 10^19, got '" + value + "'";
+      },
+      "N");
+  return validator;
+}
+
 void add_trace_options(CLI::App& app, RunOptions& options) {
   CLI::Option* trace =
       app.add_option("--trace", options.trace_path,
                      "write a Chrome trace-event JSON timeline (ui.perfetto.dev) to FILE")
-          ->type_name("FILE");
+          ->type_name("FILE")
+          ->check(non_empty_path());
   app.add_option("--trace-limit", options.trace_limit, "trace only the first N launches")
       ->type_name("N")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->needs(trace);
   app.add_option("--trace-sample", options.trace_sample,
                  "trace every K-th launch (launch ids 0, K, 2K, ...)")
       ->type_name("K")
-      ->check(CLI::PositiveNumber)
+      ->check(positive_count())
       ->needs(trace);
+}
+
+namespace {
+
+// The subcommand the command line selected, or the app itself.
+const CLI::App& selected(const CLI::App& app) {
+  for (const CLI::App* sub : app.get_subcommands())
+    return selected(*sub);
+  return app;
+}
+
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : app.get_options())
+    for (const std::string& name : opt->get_lnames())
+      names.push_back("--" + name);
+  return names;
+}
+
+// CLI11's text for "not expected" arguments ("The following arguments were not expected:
+// x --confg", in reverse order), made into one sentence with a suggestion for every
+// misspelt option; the value after an unknown option is taken as its own.
+std::string describe_extras(const CLI::App& app, const std::string& what) {
+  const size_t colon = what.find(": ");
+  if (colon == std::string::npos)
+    return {};
+  std::vector<std::string> args;
+  std::istringstream words(what.substr(colon + 2));
+  for (std::string word; words >> word;)
+    args.insert(args.begin(), word);
+  const std::vector<std::string> names = option_names(selected(app));
+  std::string out;
+  bool after_option = false;
+  for (const std::string& arg : args) {
+    const bool option = arg.size() > 1 && arg[0] == '-';
+    if (!option && after_option) {
+      after_option = false;
+      continue;
+    }
+    out += out.empty() ? "" : "; ";
+    if (option) {
+      const std::string name = arg.substr(0, arg.find('='));
+      out += "unknown option '" + name + "'";
+      const std::string guess = did_you_mean(name, names);
+      if (!guess.empty())
+        out += " (did you mean '" + guess + "'?)";
+      after_option = name == arg;
+    } else {
+      out += "unexpected argument '" + arg + "'";
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) {
+    // --help and --version: what CLI11 prints, on stdout.
+    return const_cast<CLI::App&>(app).exit(e);
+  }
+  std::string message = e.what();
+  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    const std::string extras = describe_extras(app, message);
+    if (!extras.empty())
+      message = extras;
+  }
+  // "--config: At Most 1 required but received 2": an option given more than once.
+  const std::string at_most = ": At Most 1 required but received ";
+  if (const size_t at = message.find(at_most); at != std::string::npos)
+    message = message.substr(0, at) + " is given " + message.substr(at + at_most.size()) +
+              " times; give it once";
+  for (char& ch : message)
+    if (ch == '\n' || ch == '\r')
+      ch = ' ';
+  while (!message.empty() && message.back() == ' ')
+    message.pop_back();
+  std::cerr << "npusim: error: " << message << "\n";
+  return kExitBadInput;
 }
 
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
@@ -197,16 +310,17 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   app.add_option("--config", options.config_path, "hardware configuration (YAML)");
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
-  app.add_option("--out", options.out_dir, "write report.json and launches.csv here");
+  app.add_option("--out", options.out_dir, "write report.json and launches.csv here")
+      ->check(non_empty_path());
   add_trace_options(app, options);
   options.limits.add_to(app);
   if (add_options)
     add_options(app);
+  catch_interrupts();
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? kExitOk : kExitBadInput;
+    return report_parse_error(app, e);
   }
   HostProgram program{name, argv[0], body, {}};
   return run_program(options, program);

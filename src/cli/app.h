@@ -31,6 +31,14 @@ struct RunOptions {
   LimitOptions limits;                        ///< --max-sim-time, --max-memory (after --set)
 };
 
+/// CLI11 checks: a path that is not empty; a whole number of at least 1.
+const CLI::Validator& non_empty_path();
+const CLI::Validator& positive_count();
+
+/// Prints a command-line error as one "npusim: error: ..." line, with "did you mean" for a
+/// misspelt option, and returns 2; --help and --version print what they print and return 0.
+int report_parse_error(const CLI::App& app, const CLI::ParseError& e);
+
 /// Adds --trace, --trace-limit and --trace-sample to a command.
 void add_trace_options(CLI::App& app, RunOptions& options);
 

@@ -3,6 +3,7 @@
 #include "cli/membench.h"
 #include "cli/report_commands.h"
 #include "common/error.h"
+#include "common/interrupt.h"
 #include "config/node.h"
 #include "sweep/sweep_cli.h"
 #include "testbench/testbench.h"
@@ -33,6 +34,8 @@ bool validate_file(const std::string& path) {
 } // namespace
 
 int sc_main(int argc, char* argv[]) {
+  // First, before any thread starts: a signal removes every temporary output.
+  npu::catch_interrupts();
   CLI::App app{"npusim: a cycle-approximate simulator of an NPU and the host that drives it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "npusim 0.1.0");
@@ -52,7 +55,8 @@ int sc_main(int argc, char* argv[]) {
       ->allow_extra_args(false);
   CLI::Option* out =
       run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
-          ->type_name("DIR");
+          ->type_name("DIR")
+          ->check(npu::non_empty_path());
   npu::add_trace_options(*run, options);
   options.limits.add_to(*run);
   std::string format = "text";
@@ -102,8 +106,7 @@ int sc_main(int argc, char* argv[]) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? npu::kExitOk : npu::kExitBadInput;
+    return npu::report_parse_error(app, e);
   }
 
   if (*membench)

@@ -39,6 +39,14 @@ public:
   using std::runtime_error::runtime_error;
 };
 
+/// An output that could not be written although its path was fine when the run began (a
+/// full disk, an I/O error): the system's fault, not the input's. The CLI prints what() as
+/// one "npusim: error: ..." line and exits with code 1.
+class OutputError : public std::runtime_error {
+public:
+  using std::runtime_error::runtime_error;
+};
+
 /// Closest candidate to `word` by edit distance, or "" when none is close enough.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
 

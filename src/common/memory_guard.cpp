@@ -1,40 +1,13 @@
 #include "common/memory_guard.h"
 
+#include "common/interrupt.h"
+
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
-#include <vector>
 
 namespace npu {
-
-namespace {
-
-std::mutex g_temp_mutex;
-std::vector<std::string> g_temp_paths;
-
-void remove_temp_outputs() {
-  std::lock_guard<std::mutex> lock(g_temp_mutex);
-  for (const std::string& path : g_temp_paths) {
-    std::error_code ignored;
-    std::filesystem::remove_all(path, ignored);
-  }
-}
-
-} // namespace
-
-void remove_if_stopped(const std::string& path) {
-  std::lock_guard<std::mutex> lock(g_temp_mutex);
-  g_temp_paths.push_back(path);
-}
-
-void forget_if_stopped(const std::string& path) {
-  std::lock_guard<std::mutex> lock(g_temp_mutex);
-  g_temp_paths.erase(std::remove(g_temp_paths.begin(), g_temp_paths.end(), path),
-                     g_temp_paths.end());
-}
 
 uint64_t resident_bytes() {
   std::ifstream statm("/proc/self/statm");
@@ -65,7 +38,7 @@ void MemoryGuard::watch() {
     const uint64_t resident = resident_bytes();
     if (resident <= m_limit_bytes)
       continue;
-    remove_temp_outputs(); // a stopped run leaves no partial output behind
+    remove_temp_outputs_for_exit(); // a stopped run leaves no partial output behind
     if (::write(STDERR_FILENO, m_message.data(), m_message.size()) < 0) {
       // Nothing more to say: exit all the same.
     }

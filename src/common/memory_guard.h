@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/interrupt.h"
+
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -7,12 +9,6 @@
 #include <thread>
 
 namespace npu {
-
-/// Temporary outputs to delete if the process is ended at once (by a MemoryGuard): a
-/// writer registers its temporary file or directory while it exists and forgets it once
-/// it is renamed into place or removed.
-void remove_if_stopped(const std::string& path);
-void forget_if_stopped(const std::string& path);
 
 /// Resident memory of this process in bytes (from /proc/self/statm; 0 where unknown).
 uint64_t resident_bytes();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/launch_record.h"
+#include "common/output_path.h"
 #include "common/stats.h"
 #include "report/analysis.h"
 
@@ -99,7 +100,8 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& report,
 /// An output directory written atomically: files are written into a fresh temporary
 /// sibling of DIR (while a run lasts, when streamed) and renamed into place only by
 /// commit(); DIR is created only then. Without commit(), the destructor removes
-/// everything written. Errors throw std::runtime_error.
+/// everything written. The path is checked (and locked) by the constructor, which throws
+/// InputError; a failed write throws OutputError. See OutputPath.
 class OutputDir {
 public:
   explicit OutputDir(const std::string& dir);
@@ -114,14 +116,12 @@ public:
   /// Syncs every file and renames them into DIR.
   void commit();
   /// The directory's final path.
-  const std::string& path() const { return m_dir; }
+  const std::string& path() const { return m_path.target(); }
 
 private:
-  std::string m_dir;
-  std::string m_temp;
-  std::vector<std::string> m_names; ///< files in m_temp, in order
+  OutputPath m_path;
+  std::vector<std::string> m_names; ///< files in the temporary directory, in order
   std::vector<std::pair<std::string, std::unique_ptr<std::ofstream>>> m_streams;
-  bool m_committed = false;
 };
 
 /// j[key] when `j` is an object that has it, else an empty object; never throws.

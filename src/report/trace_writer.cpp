@@ -2,7 +2,6 @@
 
 #include "common/error.h"
 #include "common/launch_record.h"
-#include "common/memory_guard.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -10,9 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <stdexcept>
-#include <system_error>
 #include <utility>
 
 namespace npu {
@@ -34,17 +31,19 @@ uint64_t mid(uint64_t begin_ps, uint64_t end_ps) {
 } // namespace
 
 ChromeTraceWriter::ChromeTraceWriter(TraceOptions options, const TraceLayout& layout)
-    : m_options(std::move(options)), m_icache(layout.units) {
+    : m_options(std::move(options)), m_output("--trace", m_options.path, OutputPath::Kind::File),
+      m_icache(layout.units) {
   if (m_options.sample == 0)
     m_options.sample = 1;
   if (m_options.limit > 0)
     m_traced_total = (m_options.limit + m_options.sample - 1) / m_options.sample;
-  m_temp_path = m_options.path + fmt::format(".tmp-{}", ::getpid());
-  m_file = std::fopen(m_temp_path.c_str(), "wb");
-  if (m_file == nullptr) // a bad --trace path is bad input, found before anything runs
-    throw InputError(SourceLoc{"--trace", 0, 0}, "",
-                     fmt::format("cannot create '{}': {}", m_options.path, std::strerror(errno)));
-  remove_if_stopped(m_temp_path);
+  const int fd = m_output.open_file();
+  m_file = ::fdopen(fd, "wb");
+  if (m_file == nullptr) {
+    const int error = errno;
+    ::close(fd);
+    fail("cannot open", error);
+  }
   put("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
   write_metadata(layout);
 }
@@ -52,33 +51,26 @@ ChromeTraceWriter::ChromeTraceWriter(TraceOptions options, const TraceLayout& la
 ChromeTraceWriter::~ChromeTraceWriter() {
   if (m_file != nullptr)
     std::fclose(m_file);
-  if (!m_committed)
-    std::remove(m_temp_path.c_str());
-  forget_if_stopped(m_temp_path);
 }
 
 void ChromeTraceWriter::fail(const std::string& what, int error) const {
-  throw std::runtime_error(
-      fmt::format("cannot write trace: {} '{}': {}", what, m_options.path, std::strerror(error)));
+  throw OutputError(fmt::format("cannot write trace: {} '{}': {}", what, m_output.target(),
+                                std::strerror(error)));
 }
 
 void ChromeTraceWriter::commit() {
   flush_counters();
   put("\n]}\n");
   drain();
-  const bool written =
-      std::ferror(m_file) == 0 && std::fflush(m_file) == 0 && ::fsync(fileno(m_file)) == 0;
+  // A device or FIFO has nothing to sync (fsync fails there with EINVAL).
+  const bool written = std::ferror(m_file) == 0 && std::fflush(m_file) == 0 &&
+                       (m_output.direct() || ::fsync(fileno(m_file)) == 0);
   const int error = errno;
   const bool closed = std::fclose(m_file) == 0;
   m_file = nullptr;
   if (!written || !closed)
     fail("cannot write", written ? errno : error);
-  std::error_code ec;
-  std::filesystem::rename(m_temp_path, m_options.path, ec);
-  if (ec)
-    throw std::runtime_error(
-        fmt::format("cannot write trace: cannot create '{}': {}", m_options.path, ec.message()));
-  m_committed = true;
+  m_output.commit(); // renamed into place only now: a failed run leaves no trace file
 }
 
 bool ChromeTraceWriter::wants(int64_t launch_id) const {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/output_path.h"
 #include "common/trace.h"
 
 #include <fmt/format.h>
@@ -107,12 +108,11 @@ private:
   [[noreturn]] void fail(const std::string& what, int error) const;
 
   TraceOptions m_options;
-  std::string m_temp_path;
+  OutputPath m_output;
   std::FILE* m_file = nullptr;
   fmt::memory_buffer m_out; ///< events not yet written to m_file
   bool m_first = true;
   bool m_open = true;
-  bool m_committed = false;
   uint64_t m_traced_done = 0;  ///< traced launches completed
   uint64_t m_traced_total = 0; ///< launches --trace-limit lets through (0: no cap)
   Counter m_ddr;

@@ -1,12 +1,17 @@
 #include "sweep/point_runner.h"
 
+#include "common/interrupt.h"
+#include "common/output_path.h"
+
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -161,7 +166,17 @@ std::string self_exe() {
 void write_file_atomically(const fs::path& path, const std::string& content, bool sync) {
   fs::path temp = path;
   temp += fmt::format(".tmp-{}", ::getpid());
-  std::FILE* f = std::fopen(temp.c_str(), "wb");
+  std::FILE* f = nullptr;
+  {
+    const auto guard = lock_temp_outputs();
+    f = std::fopen(temp.c_str(), "wb");
+    if (f)
+      remove_if_stopped(temp.string());
+  }
+  const struct Forget {
+    std::string path;
+    ~Forget() { forget_if_stopped(path); }
+  } forget{temp.string()};
   if (!f)
     throw std::runtime_error(
         fmt::format("cannot create '{}': {}", temp.string(), std::strerror(errno)));
@@ -170,8 +185,10 @@ void write_file_atomically(const fs::path& path, const std::string& content, boo
   const int error = errno;
   std::fclose(f);
   std::error_code ec;
-  if (ok)
+  if (ok) {
+    const auto guard = lock_temp_outputs();
     fs::rename(temp, path, ec);
+  }
   if (!ok || ec) {
     fs::remove(temp, ec);
     throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(),
@@ -224,25 +241,40 @@ void write_invalid_result(const fs::path& out_dir, const PlannedPoint& point) {
   publish(partial, out_dir / point.dir);
 }
 
-bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size_t>& todo,
-                const RunnerOptions& options,
-                const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
-                const std::function<void()>& on_tick) {
-  // Signals are taken synchronously with sigtimedwait, so that a child's exit wakes the
-  // loop at once and an interrupt is handled between two steps.
+int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size_t>& todo,
+               const RunnerOptions& options,
+               const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
+               const std::function<void()>& on_tick) {
+  // A child's exit is taken synchronously with sigtimedwait, so that it wakes the loop at
+  // once. An interrupt arrives on the signal thread (catch_interrupts), which notes it and
+  // wakes this thread the same way.
+  static std::atomic<int> interrupt{0};
   sigset_t wait_set, old_mask;
   sigemptyset(&wait_set);
-  for (const int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP})
-    sigaddset(&wait_set, sig);
-  ::sigprocmask(SIG_BLOCK, &wait_set, &old_mask);
+  sigaddset(&wait_set, SIGCHLD);
+  ::pthread_sigmask(SIG_BLOCK, &wait_set, &old_mask);
+  interrupt = 0;
+  set_interrupt_handler([main = ::pthread_self()](int sig) {
+    interrupt = sig;
+    ::pthread_kill(main, SIGCHLD);
+  });
+  // Children start with the mask the process had before it blocked anything.
+  const sigset_t& child_mask = original_signal_mask();
+  const auto restore = [&] {
+    set_interrupt_handler({});
+    ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
+  };
 
+  // A stopped child gets this long to remove its temporary files before it is killed.
+  constexpr auto kGrace = std::chrono::seconds(10);
   std::map<pid_t, Child> running;
   size_t next = 0;
-  bool interrupted = false;
+  int stopped_by = 0;
+  Clock::time_point stop_time;
   const auto jobs = static_cast<size_t>(std::max(1, options.jobs));
   try {
     const auto fill = [&] {
-      while (!interrupted && running.size() < jobs && next < todo.size()) {
+      while (stopped_by == 0 && running.size() < jobs && next < todo.size()) {
         const PlannedPoint& point = plan.points.at(todo[next++]);
         const fs::path partial = out_dir / (point.dir + ".partial");
         std::error_code ec;
@@ -252,14 +284,14 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
         argv.insert(argv.end(), point.args.begin(), point.args.end());
         argv.insert(argv.end(), {"--out", partial.string()});
         const pid_t pid =
-            spawn(argv, partial / "stdout.txt", partial / "stderr.txt", old_mask, false);
+            spawn(argv, partial / "stdout.txt", partial / "stderr.txt", child_mask, false);
         Child child;
         child.point = point.index;
         child.start = Clock::now();
         running[pid] = child;
       }
     };
-    while ((!interrupted && next < todo.size()) || !running.empty()) {
+    while ((stopped_by == 0 && next < todo.size()) || !running.empty()) {
       fill();
 
       // Sleep until a signal, the next timeout or the next progress tick.
@@ -277,14 +309,27 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
       ts.tv_sec = wait.count() / 1000;
       ts.tv_nsec = (wait.count() % 1000) * 1000000;
       siginfo_t info;
-      const int sig = ::sigtimedwait(&wait_set, &info, &ts);
-      if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-        interrupted = true;
-        for (auto& [pid, c] : running) {
-          ::kill(-pid, SIGKILL);
-          c.killed = true;
+      ::sigtimedwait(&wait_set, &info, &ts);
+      if (const int sig = interrupt.exchange(0); sig != 0) {
+        // The first signal asks the children to stop (they remove their temporary
+        // files); a second one kills them.
+        const bool again = stopped_by != 0;
+        if (!again) {
+          stopped_by = sig;
+          stop_time = Clock::now();
         }
+        for (auto& [pid, c] : running)
+          if (!c.killed) {
+            ::kill(-pid, again ? SIGKILL : SIGTERM);
+            c.killed = again;
+          }
       }
+      if (stopped_by != 0 && Clock::now() - stop_time >= kGrace)
+        for (auto& [pid, c] : running)
+          if (!c.killed) {
+            ::kill(-pid, SIGKILL);
+            c.killed = true;
+          }
 
       int status = 0;
       pid_t pid;
@@ -301,7 +346,9 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
       for (const auto& [child, child_status] : finished) {
         const PlannedPoint& point = plan.points.at(child.point);
         const fs::path partial = out_dir / (point.dir + ".partial");
-        if (interrupted && !child.timed_out) {
+        // A killed child leaves its temporary siblings behind: none may outlive it.
+        OutputPath::remove_leftovers(partial.string());
+        if (stopped_by != 0 && !child.timed_out) {
           std::error_code ec;
           fs::remove_all(partial, ec);
           continue;
@@ -329,12 +376,11 @@ bool run_points(const fs::path& out_dir, const Plan& plan, const std::vector<siz
       ::kill(-pid, SIGKILL);
       ::waitpid(pid, nullptr, 0);
     }
-    ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
+    restore();
     throw;
   }
-  // Drop the signals this loop consumed the wake-ups of; a pending interrupt stays.
-  ::sigprocmask(SIG_SETMASK, &old_mask, nullptr);
-  return !interrupted;
+  restore();
+  return stopped_by;
 }
 
 Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) {
@@ -345,10 +391,9 @@ Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) 
     c.err = fmt::format("cannot create a temporary directory: {}", std::strerror(errno));
     return c;
   }
+  remove_if_stopped(dir);
   const fs::path out = fs::path(dir) / "out", err = fs::path(dir) / "err";
-  sigset_t mask;
-  ::sigprocmask(SIG_SETMASK, nullptr, &mask);
-  const pid_t pid = spawn(argv, out, err, mask, true);
+  const pid_t pid = spawn(argv, out, err, original_signal_mask(), true);
   const auto start = Clock::now();
   int status = 0;
   while (true) {
@@ -371,6 +416,7 @@ Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) 
   c.err = slurp(err);
   std::error_code ec;
   fs::remove_all(dir, ec);
+  forget_if_stopped(dir);
   return c;
 }
 

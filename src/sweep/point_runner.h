@@ -46,12 +46,13 @@ struct RunnerOptions {
 
 /// Runs the points `todo` (indices into plan.points) with up to `jobs` children at
 /// once, calling `on_done` after each point's folder is published and `on_tick`
-/// at least every quarter second. Returns false when SIGINT, SIGTERM or SIGHUP
-/// interrupted it: the running children are killed and their folders dropped.
-bool run_points(const std::filesystem::path& out_dir, const Plan& plan,
-                const std::vector<size_t>& todo, const RunnerOptions& options,
-                const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
-                const std::function<void()>& on_tick);
+/// at least every quarter second. Returns 0 when every point ran, or the signal (SIGINT,
+/// SIGTERM, SIGHUP) that interrupted it: the running children are then stopped (SIGTERM,
+/// SIGKILL after a grace period or a second signal) and their folders dropped.
+int run_points(const std::filesystem::path& out_dir, const Plan& plan,
+               const std::vector<size_t>& todo, const RunnerOptions& options,
+               const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
+               const std::function<void()>& on_tick);
 
 /// What a helper command (sbatch, squeue) printed.
 struct Captured {

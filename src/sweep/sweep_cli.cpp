@@ -1,6 +1,8 @@
 #include "sweep/sweep_cli.h"
 
 #include "common/error.h"
+#include "common/interrupt.h"
+#include "common/output_path.h"
 #include "config/units.h"
 #include "sweep/point_runner.h"
 #include "sweep/sweep_plan.h"
@@ -28,7 +30,6 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitInternal = 1;
 constexpr int kExitBadInput = 2;
-constexpr int kExitInterrupted = 130;
 
 int default_jobs() {
   cpu_set_t set;
@@ -273,6 +274,8 @@ int SweepCommand::run_sweep() {
   std::vector<size_t> todo;
   size_t done = 0, failed = 0;
   for (const auto& point : plan.points) {
+    // What an interrupted or killed sweep left: the point's temporary siblings, its lock.
+    OutputPath::remove_leftovers((dir / (point.dir + ".partial")).string());
     salvage_finished_run(dir, point);
     const std::optional<PointResult> r = read_result(dir, point);
     const bool retry = r && m_retry_failed && r->status != "ok" && r->status != "invalid";
@@ -293,15 +296,15 @@ int SweepCommand::run_sweep() {
     std::cerr << fmt::format("sweep {}: {} points, {} to run with {} job{}\n", plan.name,
                              plan.points.size(), todo.size(), jobs, jobs == 1 ? "" : "s");
     Progress progress(plan.points.size(), done, failed);
-    const bool complete = run_points(
+    const int stopped_by = run_points(
         dir, plan, todo, RunnerOptions{self_exe(), jobs, timeout_ms},
         [&](const PlannedPoint& p, const PointResult& r) { progress.point_done(p, r); },
         [&] { progress.tick(); });
     progress.finish();
     report_merge(dir, plan);
-    if (!complete) {
+    if (stopped_by != 0) {
       std::cerr << "npusim: sweep interrupted; run the same command again to resume\n";
-      return kExitInterrupted;
+      end_by_signal(stopped_by);
     }
     return kExitOk;
   }
@@ -357,7 +360,7 @@ int SweepCommand::run_worker() {
                    }(),
                    todo.size())
             << std::flush;
-  const bool complete = run_points(
+  const int stopped_by = run_points(
       dir, plan, todo, RunnerOptions{self_exe(), 1, plan.timeout_ms},
       [&](const PlannedPoint& p, const PointResult& r) {
         std::cout << fmt::format("{} {} {:.2f} s{}\n", p.dir, r.status, r.wall_s,
@@ -365,7 +368,9 @@ int SweepCommand::run_worker() {
                   << std::flush;
       },
       [] {});
-  return complete ? kExitOk : kExitInterrupted;
+  if (stopped_by != 0)
+    end_by_signal(stopped_by);
+  return kExitOk;
 }
 
 void run_hook_start(const std::vector<std::string>& sets, const std::string& out_dir) {

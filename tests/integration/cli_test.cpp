@@ -315,3 +315,33 @@ TEST_F(CliTest, CppTwoStreamsOverlapKernelsAndHostWork) {
   EXPECT_LT(report["sim"]["simulated_ns"].get<double>(), 0.8 * (busy_ns + execute_ns));
   EXPECT_EQ(report["host"]["leaked_buffers"], 0);
 }
+
+// Every command-line error is one "npusim: error: ..." line with exit code 2; a misspelt
+// option gets a suggestion.
+TEST_F(CliTest, CommandLineErrorsAreOneLineWithASuggestion) {
+  const std::string hello = "run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"run --config configs/edge-npu.yaml --confg x --testbench testbenches/hello.yaml",
+       "unknown option '--confg' (did you mean '--config'?)"},
+      {hello + " stray", "unexpected argument 'stray'"},
+      {hello + " --config configs/edge-npu.yaml", "--config is given 2 times; give it once"},
+      {hello + " --trace t.json --trace-limit 0",
+       "--trace-limit: expected a whole number from 1 to 10^19, got '0'"},
+      {hello + " --trace t.json --trace-sample -3",
+       "--trace-sample: expected a whole number from 1 to 10^19, got '-3'"},
+      {"membench --config configs/edge-npu.yaml --patern seq_read",
+       "unknown option '--patern' (did you mean '--pattern'?)"},
+      {"run --testbench testbenches/hello.yaml", "--config is required"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_EQ(r.err, "npusim: error: " + message + "\n") << args;
+    EXPECT_EQ(r.out, "") << args;
+  }
+  // Help and the version still go to stdout with exit code 0.
+  const Result help = run("run --help");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("--testbench"), std::string::npos);
+  EXPECT_EQ(run("--version").out, "npusim 0.1.0\n");
+}

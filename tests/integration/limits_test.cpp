@@ -107,8 +107,8 @@ TEST_F(LimitsTest, OutFolderWithoutAParentIsRejected) {
                        "--out " +
                        out.string());
   EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_EQ(r.err, "npusim: --out: error: cannot create '" + out.string() +
-                       "': No such file or directory\n");
+  EXPECT_EQ(r.err, "npusim: --out: error: cannot create '" + out.string() + "': folder '" +
+                       (m_dir / "missing").string() + "' does not exist\n");
   EXPECT_TRUE(r.out.empty()) << r.out;
   EXPECT_FALSE(fs::exists(m_dir / "missing"));
 }

@@ -285,6 +285,12 @@ TEST_F(SweepTest, AKilledSweepResumesWithOnlyTheMissingPoints) {
     }
   }
   EXPECT_FALSE(fs::exists(out / "points" / "0000.partial"));
+  // Nor what the killed points left beside their folders: temporary siblings, locks.
+  for (const auto& e : fs::directory_iterator(out / "points")) {
+    const std::string name = e.path().filename().string();
+    EXPECT_EQ(name.find(".tmp-"), std::string::npos) << name;
+    EXPECT_EQ(name.find(".partial"), std::string::npos) << name;
+  }
 }
 
 TEST_F(SweepTest, PlotsLinesHeatmapAndParetoFront) {

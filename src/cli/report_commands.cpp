@@ -2,6 +2,7 @@
 
 #include "cli/app.h"
 #include "common/error.h"
+#include "common/input_file.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <tuple>
@@ -100,13 +100,10 @@ Json load_report_dir(const std::string& dir) {
   if (!fs::is_directory(status))
     throw InputError(SourceLoc{dir, 0, 0}, "", std::string("not a directory; ") + k_expected_dir);
   const std::string file = (fs::path(dir) / "report.json").string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  if (!fs::exists(fs::symlink_status(file, ec)))
     throw InputError(SourceLoc{file, 0, 0}, "",
                      "cannot read it; expected the report.json that `npusim run --out` writes");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(file, "the report.json of an npusim run");
   Json doc;
   try {
     doc = Json::parse(text);

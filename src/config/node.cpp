@@ -1,12 +1,11 @@
 #include "config/node.h"
 
+#include "common/input_file.h"
+
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace npu::cfg {
@@ -151,9 +150,15 @@ Node load_chain(const std::string& path, std::vector<std::string>& stack, const 
     throw InputError(from, "extends", "cyclic extends: '" + path + "' extends itself");
   if (stack.size() >= 16)
     throw InputError(from, "extends", "extends chain deeper than 16 files");
-  if (!from.file.empty() && !fs::exists(path, ec))
-    throw InputError(from, "extends", "file '" + path + "' does not exist");
-  Node root = parse_yaml_file(path);
+  Node root;
+  try {
+    root = parse_yaml_file(path);
+  } catch (const InputFileError& e) {
+    if (from.file.empty())
+      throw;
+    // Name both places: the `extends:` that asked for the file, and the file.
+    throw InputError(from, "extends", "file '" + path + "' " + e.reason());
+  }
   if (root.is_null())
     return root;
   if (!root.is_map())
@@ -190,19 +195,7 @@ Node parse_yaml_string(const std::string& text, const std::string& origin) {
 }
 
 Node parse_yaml_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw InputError({path, 0, 0}, "", "is a directory, expected a YAML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError({path, 0, 0}, "", "cannot open file: " + std::string(std::strerror(errno)));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  if (text.size() > (64u << 20))
-    throw InputError({path, 0, 0}, "", "file larger than 64 MiB");
-  return parse_yaml_string(text, path);
+  return parse_yaml_string(read_input_file(path, "a YAML file"), path);
 }
 
 Node load_with_extends(const std::string& path) {

@@ -114,6 +114,13 @@ Json load_report_dir(const std::string& dir) {
                      "invalid JSON (" +
                          (colon == std::string::npos ? what : what.substr(colon + 2)) +
                          "); expected an npusim report.json");
+  } catch (const Json::exception& e) { // a number too large for a double, for example
+    const std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    throw InputError(SourceLoc{file, 0, 0}, "",
+                     "invalid JSON (" +
+                         (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
+                         "); expected an npusim report.json");
   }
   if (!doc.is_object())
     throw InputError(SourceLoc{file, 1, 1}, "", "expected a JSON object (an npusim report.json)");
@@ -131,6 +138,7 @@ Json load_report_dir(const std::string& dir) {
     if (!((*it).*(s.is))())
       throw InputError(SourceLoc{file, 0, 0}, s.key, std::string("expected ") + s.type);
   }
+  check_report_document(doc, file);
   return doc;
 }
 
@@ -267,9 +275,12 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
                        percent_change(changes.front().a, changes.front().b));
 }
 
+// Both commands render into memory first: a failure leaves nothing half-printed.
 int run_report(const std::string& dir, SummaryFormat format) {
   return run_guarded([&] {
-    print_summary(std::cout, load_report_dir(dir), format);
+    std::ostringstream text;
+    print_summary(text, load_report_dir(dir), format);
+    std::cout << text.str();
     return static_cast<int>(kExitOk);
   });
 }
@@ -278,7 +289,9 @@ int run_diff(const std::string& dir_a, const std::string& dir_b) {
   return run_guarded([&] {
     const Json a = load_report_dir(dir_a);
     const Json b = load_report_dir(dir_b);
-    print_diff(std::cout, dir_a, a, dir_b, b);
+    std::ostringstream text;
+    print_diff(text, dir_a, a, dir_b, b);
+    std::cout << text.str();
     return static_cast<int>(kExitOk);
   });
 }

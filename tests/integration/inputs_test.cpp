@@ -1,12 +1,15 @@
-// Input files that are no files (devices, FIFOs, directories) and files over the input
-// size cap: each is one error line naming the file and what was expected, exit code 2,
-// nothing on stdout and nothing written.
+// Input files that are no files (devices, FIFOs, directories), files over the input
+// size cap, and report.json documents of the wrong shape: each is one error line naming
+// the file and what was expected, exit code 2, nothing on stdout and nothing written.
 #include "tests/integration/cli_helpers.h"
 
+#include <nlohmann/json.hpp>
 #include <sys/stat.h>
 
 namespace npu::test {
 namespace {
+
+using Json = nlohmann::ordered_json;
 
 class InputsTest : public ScratchDirTest {
 protected:
@@ -94,6 +97,103 @@ TEST_F(InputsTest, FilesOverTheSizeCapAreRefusedAndTheCapIsConfigurable) {
   expect_refused(npusim("validate configs/edge-npu.yaml", "NPUSIM_MAX_INPUT_SIZE=lots"),
                  "npusim: NPUSIM_MAX_INPUT_SIZE: error: expected a size from 1B to 1024GiB such "
                  "as 64MiB (units B, KiB, MiB, GiB), got 'lots'");
+}
+
+// A small but complete report.json: what `npusim report` reads.
+Json minimal_report() {
+  Json kernel = Json::object();
+  kernel["launches"] = 2;
+  for (const char* phase :
+       {"prepare", "submit", "schedule", "iload", "execute", "complete", "total"})
+    kernel[phase] = {{"mean_ns", 12.0}, {"p50_ns", 12.0}, {"p99_ns", 12.0}, {"max_ns", 12.0}};
+  Json doc;
+  doc["config_name"] = "c";
+  doc["testbench_name"] = "t";
+  doc["kernels"] = {{"gemm", kernel}};
+  doc["host"] = {{"busy_ns", 1.0}, {"blocked_ns", 2.0}, {"idle_ns", 0.0}};
+  doc["blocks"] = {{"dma", {{"bursts", 3}, {"rate", nullptr}}}};
+  doc["stat_units"] = {{"dma.bursts", {{"unit", "count"}, {"description", "bursts"}}}};
+  doc["events"] = Json::array({{{"label", "q"}, {"event", "e"}, {"complete", true}}});
+  doc["sim"] = {{"simulated_ns", 100.0}, {"launches", 2}, {"wall_s", 0.1}};
+  doc["breakdown"] = {{"execute_ns", 50.0}, {"total_ns", 100.0}};
+  doc["critical_path"] = {
+      {"execute_ns", 50.0},
+      {"launches", 2},
+      {"kernels", Json::array({{{"kernel", "gemm"}, {"launches", 2}, {"ns", 50.0}}})}};
+  doc["utilisation"] = {{"dma", {{"busy", 0.5}}}};
+  return doc;
+}
+
+TEST_F(InputsTest, ReportAndDiffCheckEveryFieldTheyReadBeforePrinting) {
+  write("good/report.json", minimal_report().dump(2));
+  for (const char* format : {"text", "json", "csv"}) {
+    const Result ok = npusim("report " + (m_dir / "good").string() + " --format " + format);
+    EXPECT_EQ(ok.code, 0) << format << ": " << ok.err;
+    EXPECT_EQ(ok.err, "");
+  }
+
+  struct Mutation {
+    const char* pointer; ///< JSON pointer of the field to replace
+    Json value;
+    const char* message; ///< the error after "report.json: error: "
+  };
+  const std::vector<Mutation> mutations = {
+      {"/kernels/gemm/total/mean_ns", "12",
+       "kernels.gemm.total.mean_ns: expected a number, got a string (\"12\")"},
+      {"/kernels/gemm/launches", "2",
+       "kernels.gemm.launches: expected a whole number of at "
+       "least 0, got a string (\"2\")"},
+      {"/kernels/gemm/iload", 5, "kernels.gemm.iload: expected an object, got the number 5"},
+      {"/kernels/gemm", Json::array(), "kernels.gemm: expected an object, got an array"},
+      {"/sim/launches", -1,
+       "sim.launches: expected a whole number of at least 0, got the "
+       "number -1"},
+      {"/testbench_name", 7, "testbench_name: expected a string, got the number 7"},
+      {"/host/leaked_buffers", true,
+       "host.leaked_buffers: expected a whole number of at least 0, got true"},
+      {"/events", Json::object(), "events: expected an array, got an object"},
+      {"/events/0/complete", "yes",
+       "events[0].complete: expected true or false, got a string "
+       "(\"yes\")"},
+      {"/critical_path/kernels", Json::object(),
+       "critical_path.kernels: expected an array, got an object"},
+      {"/critical_path/kernels/0/kernel", nullptr,
+       "critical_path.kernels[0].kernel: expected a string, got null"},
+      {"/breakdown/total_ns", "100",
+       "breakdown.total_ns: expected a number, got a string "
+       "(\"100\")"},
+      {"/utilisation/dma", 1, "utilisation.dma: expected an object, got the number 1"},
+      {"/blocks/dma/bursts", "3",
+       "blocks.dma.bursts: expected a number or null, got a string "
+       "(\"3\")"},
+      {"/stat_units/dma.bursts/unit", 1,
+       "stat_units.dma.bursts.unit: expected a string, got the number 1"},
+  };
+  for (const Mutation& m : mutations) {
+    SCOPED_TRACE(m.pointer);
+    Json doc = minimal_report();
+    doc[Json::json_pointer(m.pointer)] = m.value;
+    fs::remove_all(m_dir / "bad");
+    write("bad/report.json", doc.dump(2));
+    const std::string file = (m_dir / "bad" / "report.json").string();
+    const std::string line = "npusim: " + file + ": error: " + m.message;
+    for (const char* format : {"text", "json", "csv"})
+      expect_refused(npusim("report " + (m_dir / "bad").string() + " --format " + format), line);
+    expect_refused(npusim("diff " + (m_dir / "good").string() + " " + (m_dir / "bad").string()),
+                   line);
+  }
+}
+
+TEST_F(InputsTest, ReportWithANumberTooLargeForADoubleIsInvalidJson) {
+  write("big/report.json", "{\"sim\": {\"simulated_ns\": 1e400}}");
+  const Result r = npusim("report " + (m_dir / "big").string());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(
+      r.err.rfind("npusim: " + (m_dir / "big" / "report.json").string() + ": error: invalid JSON (",
+                  0),
+      0u)
+      << r.err;
 }
 
 } // namespace

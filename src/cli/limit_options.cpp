@@ -4,6 +4,7 @@
 #include "config/units.h"
 #include "platform/platform_config.h"
 
+#include <limits>
 #include <optional>
 
 namespace npu {
@@ -25,8 +26,8 @@ namespace {
 // of `key`; does nothing when the option was not given.
 template <typename Parse, typename Format>
 void add_override(std::vector<std::string>& out, const std::string& option,
-                  const std::string& value, const std::string& key, uint64_t min, Parse parse,
-                  Format format) {
+                  const std::string& value, const std::string& key, uint64_t min, uint64_t max,
+                  Parse parse, Format format) {
   if (value.empty())
     return;
   const SourceLoc loc{option + " " + value, 0, 0};
@@ -36,6 +37,8 @@ void add_override(std::vector<std::string>& out, const std::string& option,
     throw InputError(loc, "", err);
   if (*parsed < min)
     throw InputError(loc, "", "must be at least " + format(min) + ", got " + value);
+  if (*parsed > max)
+    throw InputError(loc, "", "must be at most " + format(max) + ", got " + value);
   out.push_back(key + "=" + value);
 }
 
@@ -44,9 +47,9 @@ void add_override(std::vector<std::string>& out, const std::string& option,
 std::vector<std::string> LimitOptions::overrides() const {
   std::vector<std::string> out;
   add_override(out, "--max-sim-time", max_sim_time, "limits.sim_time", SimLimits::kMinSimTimePs,
-               units::parse_time_ps, units::format_time_ps);
+               SimLimits::kMaxSimTimePs, units::parse_time_ps, units::format_time_ps);
   add_override(out, "--max-memory", max_memory, "limits.memory", SimLimits::kMinMemoryBytes,
-               units::parse_bytes, units::format_bytes);
+               std::numeric_limits<uint64_t>::max(), units::parse_bytes, units::format_bytes);
   return out;
 }
 

@@ -17,25 +17,32 @@ namespace {
 
 // Validates one file: a testbench when it has kernels or a program, else a config.
 bool validate_file(const std::string& path) {
-  try {
-    const npu::cfg::Node root = npu::cfg::parse_yaml_file(path);
-    if (npu::looks_like_testbench(root))
-      npu::read_testbench(root, path);
-    else
-      npu::load_platform_config(path, {});
-    std::cout << path << ": ok\n";
-    return true;
-  } catch (const npu::InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
-    return false;
-  }
+  return npu::run_guarded([&] {
+           const npu::cfg::Node root = npu::cfg::parse_yaml_file(path);
+           if (npu::looks_like_testbench(root))
+             npu::read_testbench(root, path);
+           else
+             npu::load_platform_config(path, {});
+           std::cout << path << ": ok\n";
+           return static_cast<int>(npu::kExitOk);
+         }) == npu::kExitOk;
 }
+
+int npusim_main(int argc, char* argv[]);
 
 } // namespace
 
+// Every error becomes one line on stderr and an exit code, never an exception that
+// SystemC would report on stdout.
 int sc_main(int argc, char* argv[]) {
   // First, before any thread starts: a signal removes every temporary output.
   npu::catch_interrupts();
+  return npu::run_guarded([&] { return npusim_main(argc, argv); });
+}
+
+namespace {
+
+int npusim_main(int argc, char* argv[]) {
   CLI::App app{"npusim: a cycle-approximate simulator of an NPU and the host that drives it"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "npusim 0.1.0");
@@ -128,12 +135,12 @@ int sc_main(int argc, char* argv[]) {
 
   // Parse the testbench first: a bad file is reported before anything is built.
   npu::Testbench tb;
-  try {
-    tb = npu::load_testbench(testbench_path, testbench_overrides);
-  } catch (const npu::InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
-    return npu::kExitBadInput;
-  }
+  if (const int code = npu::run_guarded([&] {
+        tb = npu::load_testbench(testbench_path, testbench_overrides);
+        return static_cast<int>(npu::kExitOk);
+      });
+      code != npu::kExitOk)
+    return code;
   npu::HostProgram program{tb.name, testbench_path,
                            [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
                            [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }};
@@ -142,6 +149,8 @@ int sc_main(int argc, char* argv[]) {
   npu::sweep::run_hook_end(options.out_dir, code);
   return code;
 }
+
+} // namespace
 
 // Our own main replaces the one in libsystemc so the SystemC banner stays off stdout.
 int main(int argc, char* argv[]) {

@@ -2,6 +2,7 @@
 
 #include "cli/app.h"
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/memory_guard.h"
 #include "models/ddr/dram_channel.h"
 #include "platform/platform_config.h"
@@ -12,13 +13,10 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <limits>
 #include <memory>
 #include <random>
-#include <sstream>
 #include <string_view>
 
 namespace npu {
@@ -128,15 +126,7 @@ std::vector<MembenchAccess> parse_membench_trace(std::string_view text, const st
 }
 
 std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec))
-    throw InputError(SourceLoc{path, 0, 0}, "", "is a directory, expected a trace file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError(SourceLoc{path, 0, 0}, "", "cannot open the trace file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_membench_trace(text.str(), path);
+  return parse_membench_trace(read_input_file(path, "a load/store trace"), path);
 }
 
 MembenchResult run_membench_engine(const DdrConfig& config,
@@ -257,7 +247,7 @@ int run_membench(const MembenchOptions& options) {
     j["refreshes"] = r.refreshes;
     j["wall_s"] = r.wall_s;
     j["requests_per_wall_s"] = r.requests_per_wall_s;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return static_cast<int>(kExitOk);
   });
 }

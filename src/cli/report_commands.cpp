@@ -2,6 +2,7 @@
 
 #include "cli/app.h"
 #include "common/error.h"
+#include "common/input_file.h"
 
 #include <fmt/format.h>
 
@@ -9,7 +10,6 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <tuple>
@@ -100,13 +100,10 @@ Json load_report_dir(const std::string& dir) {
   if (!fs::is_directory(status))
     throw InputError(SourceLoc{dir, 0, 0}, "", std::string("not a directory; ") + k_expected_dir);
   const std::string file = (fs::path(dir) / "report.json").string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
+  if (!fs::exists(fs::symlink_status(file, ec)))
     throw InputError(SourceLoc{file, 0, 0}, "",
                      "cannot read it; expected the report.json that `npusim run --out` writes");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  const std::string text = read_input_file(file, "the report.json of an npusim run");
   Json doc;
   try {
     doc = Json::parse(text);
@@ -116,6 +113,13 @@ Json load_report_dir(const std::string& dir) {
     throw InputError(position(file, text, e.byte > 0 ? e.byte - 1 : 0), "",
                      "invalid JSON (" +
                          (colon == std::string::npos ? what : what.substr(colon + 2)) +
+                         "); expected an npusim report.json");
+  } catch (const Json::exception& e) { // a number too large for a double, for example
+    const std::string what = e.what();
+    const size_t bracket = what.find("] ");
+    throw InputError(SourceLoc{file, 0, 0}, "",
+                     "invalid JSON (" +
+                         (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
                          "); expected an npusim report.json");
   }
   if (!doc.is_object())
@@ -134,6 +138,7 @@ Json load_report_dir(const std::string& dir) {
     if (!((*it).*(s.is))())
       throw InputError(SourceLoc{file, 0, 0}, s.key, std::string("expected ") + s.type);
   }
+  check_report_document(doc, file);
   return doc;
 }
 
@@ -270,9 +275,12 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
                        percent_change(changes.front().a, changes.front().b));
 }
 
+// Both commands render into memory first: a failure leaves nothing half-printed.
 int run_report(const std::string& dir, SummaryFormat format) {
   return run_guarded([&] {
-    print_summary(std::cout, load_report_dir(dir), format);
+    std::ostringstream text;
+    print_summary(text, load_report_dir(dir), format);
+    std::cout << text.str();
     return static_cast<int>(kExitOk);
   });
 }
@@ -281,7 +289,9 @@ int run_diff(const std::string& dir_a, const std::string& dir_b) {
   return run_guarded([&] {
     const Json a = load_report_dir(dir_a);
     const Json b = load_report_dir(dir_b);
-    print_diff(std::cout, dir_a, a, dir_b, b);
+    std::ostringstream text;
+    print_diff(text, dir_a, a, dir_b, b);
+    std::cout << text.str();
     return static_cast<int>(kExitOk);
   });
 }

@@ -1,12 +1,14 @@
 #include "config/node.h"
 
+#include "common/input_file.h"
+#include "common/utf8.h"
+
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace npu::cfg {
@@ -117,13 +119,66 @@ Node convert(const YAML::Node& y, const std::string& origin, int depth, size_t& 
   return n;
 }
 
-void check_text(const std::string& text, const std::string& origin) {
-  for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\0') {
-      // Count the line so the message points somewhere useful.
-      const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + i, '\n'));
-      throw InputError({origin, line, 1}, "", "file is binary (contains a NUL byte), not YAML");
+// Line and column (1-based, columns in characters) of byte `offset` of `text`.
+SourceLoc position_of(const std::string& text, size_t offset, const std::string& origin) {
+  SourceLoc loc{origin, 1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++loc.column;
     }
+  }
+  return loc;
+}
+
+void check_text(const std::string& text, const std::string& origin) {
+  const size_t nul = text.find('\0');
+  if (nul != std::string::npos) {
+    SourceLoc loc = position_of(text, nul, origin);
+    loc.column = 1; // binary data has no meaningful column
+    throw InputError(loc, "", "file is binary (contains a NUL byte), not YAML");
+  }
+  // YAML is Unicode text; names taken from it end up in JSON and CSV outputs, which must
+  // stay valid UTF-8.
+  const size_t bad = utf8::first_invalid(text);
+  if (bad != std::string::npos) {
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw InputError(position_of(text, bad, origin), "",
+                     std::string("invalid UTF-8 (byte ") + byte +
+                         "); expected YAML text encoded as UTF-8");
+  }
+}
+
+// Records where each document of a YAML stream starts (its '---', or its first token).
+class DocumentStarts : public YAML::EventHandler {
+public:
+  std::vector<YAML::Mark> starts;
+
+  void OnDocumentStart(const YAML::Mark& mark) override { starts.push_back(mark); }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                const std::string&) override {}
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {}
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {}
+  void OnMapEnd() override {}
+};
+
+// Where the second document of `text` starts (its '---' line).
+YAML::Mark second_document(const std::string& text) {
+  std::istringstream in(text);
+  YAML::Parser parser(in);
+  DocumentStarts handler;
+  while (handler.starts.size() < 2 && parser.HandleNextDocument(handler)) {
+  }
+  return handler.starts.size() >= 2 ? handler.starts[1] : YAML::Mark::null_mark();
 }
 
 void merge_into(Node& base, const Node& over) {
@@ -151,9 +206,15 @@ Node load_chain(const std::string& path, std::vector<std::string>& stack, const 
     throw InputError(from, "extends", "cyclic extends: '" + path + "' extends itself");
   if (stack.size() >= 16)
     throw InputError(from, "extends", "extends chain deeper than 16 files");
-  if (!from.file.empty() && !fs::exists(path, ec))
-    throw InputError(from, "extends", "file '" + path + "' does not exist");
-  Node root = parse_yaml_file(path);
+  Node root;
+  try {
+    root = parse_yaml_file(path);
+  } catch (const InputFileError& e) {
+    if (from.file.empty())
+      throw;
+    // Name both places: the `extends:` that asked for the file, and the file.
+    throw InputError(from, "extends", "file '" + path + "' " + e.reason());
+  }
   if (root.is_null())
     return root;
   if (!root.is_map())
@@ -181,28 +242,19 @@ Node load_chain(const std::string& path, std::vector<std::string>& stack, const 
 Node parse_yaml_string(const std::string& text, const std::string& origin) {
   check_text(text, origin);
   try {
-    const YAML::Node y = YAML::Load(text);
+    const std::vector<YAML::Node> documents = YAML::LoadAll(text);
+    if (documents.size() > 1)
+      throw InputError(loc_of(second_document(text), origin), "",
+                       "a second YAML document starts here; expected one document per file");
     size_t values = 0;
-    return convert(y, origin, 0, values);
+    return convert(documents.empty() ? YAML::Node() : documents.front(), origin, 0, values);
   } catch (const YAML::Exception& e) {
     throw InputError(loc_of(e.mark, origin), "", "invalid YAML: " + e.msg);
   }
 }
 
 Node parse_yaml_file(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (fs::is_directory(path, ec))
-    throw InputError({path, 0, 0}, "", "is a directory, expected a YAML file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw InputError({path, 0, 0}, "", "cannot open file: " + std::string(std::strerror(errno)));
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  const std::string text = buf.str();
-  if (text.size() > (64u << 20))
-    throw InputError({path, 0, 0}, "", "file larger than 64 MiB");
-  return parse_yaml_string(text, path);
+  return parse_yaml_string(read_input_file(path, "a YAML file"), path);
 }
 
 Node load_with_extends(const std::string& path) {

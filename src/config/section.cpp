@@ -117,6 +117,8 @@ double Section::frequency_hz(const std::string& key, double def) {
     if (!parsed)
       fail(key, err);
     v = *parsed;
+    check_range<double>(*this, key, v, units::kMinFrequencyHz, units::kMaxFrequencyHz, n->scalar,
+                        units::format_frequency_hz);
   }
   record(key, units::format_frequency_hz(v));
   return v;
@@ -130,6 +132,8 @@ double Section::rate_mts(const std::string& key, double def) {
     if (!parsed)
       fail(key, err);
     v = *parsed;
+    check_range<double>(*this, key, v, units::kMinRateMts, units::kMaxRateMts, n->scalar,
+                        units::format_rate_mts);
   }
   record(key, units::format_rate_mts(v));
   return v;
@@ -143,6 +147,8 @@ double Section::bandwidth(const std::string& key, double def) {
     if (!parsed)
       fail(key, err);
     v = *parsed;
+    check_range<double>(*this, key, v, units::kMinBandwidthBytesPerS, units::kMaxBandwidthBytesPerS,
+                        n->scalar, units::format_bandwidth);
   }
   record(key, units::format_bandwidth(v));
   return v;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/node.h"
+#include "config/units.h"
 
 #include <nlohmann/json.hpp>
 
@@ -25,10 +26,14 @@ public:
 
   uint64_t bytes(const std::string& key, uint64_t def, uint64_t min = 0,
                  uint64_t max = std::numeric_limits<uint64_t>::max());
+  /// A duration; `max` defaults to units::kMaxLatencyPs (1 s).
   uint64_t time_ps(const std::string& key, uint64_t def, uint64_t min = 0,
-                   uint64_t max = std::numeric_limits<uint64_t>::max());
+                   uint64_t max = units::kMaxLatencyPs);
+  /// Within units::kMinFrequencyHz..kMaxFrequencyHz (1 kHz to 100 GHz).
   double frequency_hz(const std::string& key, double def);
+  /// Within units::kMinRateMts..kMaxRateMts (1 MT/s to 256 GT/s).
   double rate_mts(const std::string& key, double def);
+  /// Within units::kMinBandwidthBytesPerS..kMaxBandwidthBytesPerS (1 KB/s to 100 TB/s).
   double bandwidth(const std::string& key, double def_bytes_per_s);
   int64_t integer(const std::string& key, int64_t def, int64_t min, int64_t max);
   double real(const std::string& key, double def, double min, double max);

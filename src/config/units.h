@@ -9,6 +9,25 @@
 // "15ns", "3200MT/s". Plain functions, no SystemC, so they are unit-tested alone.
 namespace npu::units {
 
+// Physically sane ranges: every frequency, bandwidth, transfer rate and duration of a
+// config is checked against them (config::Section), whatever its key.
+/// Clocks from 1 kHz (slower than any digital block worth timing) to 100 GHz (beyond any
+/// synchronous logic; today's fastest cores run near 6 GHz).
+inline constexpr double kMinFrequencyHz = 1e3;
+inline constexpr double kMaxFrequencyHz = 100e9;
+/// Bandwidths from 1 KB/s (a slow serial link) to 100 TB/s (ten times a whole HBM3e
+/// device, about 8 TB/s).
+inline constexpr double kMinBandwidthBytesPerS = 1e3;
+inline constexpr double kMaxBandwidthBytesPerS = 100e12;
+/// Transfer rates from 1 MT/s to 256 GT/s (twice PCIe 7.0's 128 GT/s; DRAM pins run at
+/// most a few tens of GT/s).
+inline constexpr double kMinRateMts = 1;
+inline constexpr double kMaxRateMts = 256e3;
+/// Latencies and other durations of a config: at most 1 s, four orders of magnitude above
+/// the slowest latency modelled (an interrupt and thread wake-up, about 15 us). 0 is
+/// allowed where a key allows it.
+inline constexpr uint64_t kMaxLatencyPs = 1'000'000'000'000ull;
+
 /// Bytes: B, KiB, MiB, GiB, TiB (binary), KB, MB, GB (decimal); a bare integer is bytes.
 std::optional<uint64_t> parse_bytes(std::string_view text, std::string* error);
 /// Frequency in Hz: Hz, kHz, MHz, GHz. Must be > 0.

@@ -54,7 +54,8 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
   }
   cfg::Section limits = top.section("limits");
   const SimLimits defaults;
-  c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs);
+  c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs,
+                                        SimLimits::kMaxSimTimePs);
   c.limits.memory_bytes = limits.bytes("memory", defaults.memory_bytes, SimLimits::kMinMemoryBytes);
   limits.finish();
   top.finish();

@@ -23,7 +23,9 @@ struct SimLimits {
   uint64_t sim_time_ps = 10'000'000'000'000ull; ///< simulated time a run may reach (10 s)
   uint64_t memory_bytes = 8ull << 30;           ///< resident memory of the simulator (8 GiB)
 
-  static constexpr uint64_t kMinSimTimePs = 1000;       ///< 1 ns
+  static constexpr uint64_t kMinSimTimePs = 1000; ///< 1 ns
+  /// One simulated day: far beyond what a run reaches in any sane wall time.
+  static constexpr uint64_t kMaxSimTimePs = 86'400'000'000'000'000ull;
   static constexpr uint64_t kMinMemoryBytes = 1u << 20; ///< 1 MiB
 };
 

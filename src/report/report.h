@@ -127,6 +127,11 @@ private:
 /// j[key] when `j` is an object that has it, else an empty object; never throws.
 const nlohmann::ordered_json& json_member(const nlohmann::ordered_json& j, const std::string& key);
 
+/// Checks that every field of a report document that the summary (any format) and the
+/// diff read has the JSON type they expect. Throws InputError at `file` naming the first
+/// bad field by its path ("kernels.gemm.total.mean_ns") and the type expected.
+void check_report_document(const nlohmann::ordered_json& report, const std::string& file);
+
 /// report.json as written to disk: to_json() pretty-printed, then a newline.
 std::string dump_report(const nlohmann::ordered_json& report);
 

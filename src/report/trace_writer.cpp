@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/launch_record.h"
+#include "common/utf8.h"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -325,10 +326,25 @@ void ChromeTraceWriter::drain() {
   m_out.clear();
 }
 
+// A JSON string: quotes and backslashes escaped, control characters as \u00XX, and each
+// byte that is not well-formed UTF-8 (names from C++ programs may hold any bytes) as
+// U+FFFD, so the trace stays valid JSON whatever the names are.
 void ChromeTraceWriter::put_string(std::string_view text) {
   m_out.push_back('"');
-  for (const char ch : text) {
+  for (size_t i = 0; i < text.size();) {
+    const char ch = text[i];
     const auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) {
+      const size_t n = utf8::sequence_length(text.substr(i));
+      if (n == 0) {
+        put("\\ufffd");
+        ++i;
+      } else {
+        m_out.append(text.data() + i, text.data() + i + n);
+        i += n;
+      }
+      continue;
+    }
     if (c == '"' || c == '\\') {
       m_out.push_back('\\');
       m_out.push_back(ch);
@@ -337,6 +353,7 @@ void ChromeTraceWriter::put_string(std::string_view text) {
     } else {
       m_out.push_back(ch);
     }
+    ++i;
   }
   m_out.push_back('"');
 }

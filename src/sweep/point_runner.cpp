@@ -1,7 +1,9 @@
 #include "sweep/point_runner.h"
 
+#include "common/input_file.h"
 #include "common/interrupt.h"
 #include "common/output_path.h"
+#include "report/report.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -29,11 +32,26 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// The file's text, or "" when it cannot be read as an input file (missing, not a
+// regular file, over the input size cap): then it holds no result to trust.
 std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
+  try {
+    return read_input_file(path.string(), "a file of a sweep point");
+  } catch (const InputError&) {
+    return {};
+  }
+}
+
+// j[key] when it is a string, else "".
+std::string string_at(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// j[key] when it is a number, else 0.
+double number_at(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
 }
 
 // The last line a failed child wrote to stderr, without the "npusim: " prefix.
@@ -205,10 +223,18 @@ std::optional<PointResult> read_result(const fs::path& out_dir, const PlannedPoi
   if (j.is_discarded() || !j.is_object() || !j.contains("args") || j["args"] != Json(point.args))
     return std::nullopt;
   PointResult r;
-  r.status = j.value("status", "");
-  r.error = j.value("error", "");
-  r.exit_code = j.value("exit_code", 0);
-  r.wall_s = j.value("wall_s", 0.0);
+  r.status = string_at(j, "status");
+  // A result.json edited or damaged by hand holds no result: the point runs again.
+  static const char* const kStatuses[] = {"ok", "failed", "crashed", "timeout", "invalid"};
+  if (std::find(std::begin(kStatuses), std::end(kStatuses), r.status) == std::end(kStatuses))
+    return std::nullopt;
+  r.error = string_at(j, "error");
+  const auto code = j.find("exit_code");
+  r.exit_code = code != j.end() && code->is_number_integer() && code->get<int64_t>() >= -255 &&
+                        code->get<int64_t>() <= 255
+                    ? static_cast<int>(code->get<int64_t>())
+                    : 0;
+  r.wall_s = number_at(j, "wall_s");
   return r;
 }
 
@@ -224,8 +250,7 @@ bool salvage_finished_run(const fs::path& out_dir, const PlannedPoint& point) {
   if (report.is_discarded() || !report.is_object())
     return false;
   PointResult r{"ok", "", 0, 0.0};
-  if (report.contains("sim") && report["sim"].is_object())
-    r.wall_s = report["sim"].value("wall_s", 0.0);
+  r.wall_s = number_at(json_member(report, "sim"), "wall_s");
   write_file_atomically(partial / "result.json", result_json(point, r), false);
   publish(partial, out_dir / point.dir);
   return true;

@@ -1,6 +1,7 @@
 #include "sweep/sweep_cli.h"
 
 #include "common/error.h"
+#include "common/input_file.h"
 #include "common/interrupt.h"
 #include "common/output_path.h"
 #include "config/units.h"
@@ -142,11 +143,12 @@ private:
 
 Plan read_plan(const fs::path& dir) {
   const fs::path file = dir / "plan.json";
-  std::ifstream in(file);
-  if (!in)
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec)))
     throw InputError(SourceLoc{dir.string(), 0, 0}, "",
                      "not a sweep output directory: it has no plan.json");
-  const auto j = nlohmann::ordered_json::parse(in, nullptr, false);
+  const auto j = nlohmann::ordered_json::parse(
+      read_input_file(file.string(), "the plan.json of an npusim sweep"), nullptr, false);
   if (j.is_discarded())
     throw InputError(SourceLoc{file.string(), 0, 0}, "", "not valid JSON");
   try {
@@ -344,7 +346,8 @@ int SweepCommand::run_worker() {
   std::vector<size_t> todo;
   for (const size_t i : read_chunk(dir, m_chunk)) {
     if (i >= plan.points.size())
-      throw std::runtime_error(
+      throw InputError(
+          SourceLoc{(dir / "slurm" / "chunks.json").string(), 0, 0}, "",
           fmt::format("chunk {} names point {} of {}", m_chunk, i, plan.points.size()));
     salvage_finished_run(dir, plan.points[i]);
     if (!read_result(dir, plan.points[i]))

@@ -1,5 +1,6 @@
 #include "sweep/sweep_plan.h"
 
+#include "common/input_file.h"
 #include "platform/platform_config.h"
 #include "report/report.h"
 #include "testbench/testbench.h"
@@ -34,10 +35,17 @@ struct Base {
   std::vector<cfg::Node> testbenches;
 };
 
-void require_file(const std::string& path, const SourceLoc& loc, const std::string& key) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec))
-    throw InputError(loc, key, "file '" + path + "' does not exist");
+// Runs `load` on the file `path` that the sweep file names at `loc`: a file that cannot
+// be read (missing, a directory, a device) is reported there, naming the file and why.
+template <typename Load>
+auto load_named(const std::string& path, const SourceLoc& loc, const std::string& key, Load load) {
+  try {
+    return load();
+  } catch (const InputFileError& e) {
+    if (e.path() != path)
+      throw;
+    throw InputError(loc, key, "file '" + path + "' " + e.reason());
+  }
 }
 
 std::vector<std::string> keys_of(const Json& object) {
@@ -160,11 +168,12 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
     plan.parameter_keys.push_back(p.key);
 
   Base base;
-  require_file(spec.config, spec.config_loc, "config");
-  base.config = cfg::load_with_extends(spec.config);
+  base.config = load_named(spec.config, spec.config_loc, "config",
+                           [&] { return cfg::load_with_extends(spec.config); });
   for (size_t i = 0; i < spec.testbenches.size(); ++i) {
-    require_file(spec.testbenches[i], spec.testbench_locs[i], "testbench");
-    base.testbenches.push_back(cfg::parse_yaml_file(spec.testbenches[i]));
+    base.testbenches.push_back(
+        load_named(spec.testbenches[i], spec.testbench_locs[i], "testbench",
+                   [&] { return cfg::parse_yaml_file(spec.testbenches[i]); }));
     read_testbench(base.testbenches[i], spec.testbenches[i]);
   }
 

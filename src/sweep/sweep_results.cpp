@@ -1,10 +1,10 @@
 #include "sweep/sweep_results.h"
 
+#include "common/input_file.h"
 #include "sweep/point_runner.h"
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <sstream>
 #include <vector>
 
@@ -62,11 +62,13 @@ std::string cell(const std::optional<Json>& v) {
   return v->dump();
 }
 
+// A point's report.json; discarded (no metrics) when it cannot be read or parsed.
 Json read_report(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return Json::parse(s.str(), nullptr, false);
+  try {
+    return Json::parse(read_input_file(file.string(), "a report.json"), nullptr, false);
+  } catch (const InputError&) {
+    return Json(Json::value_t::discarded);
+  }
 }
 
 } // namespace

@@ -3,6 +3,7 @@
 #include "config/section.h"
 #include "config/units.h"
 #include "models/compute/op.h"
+#include "models/scheduler/command.h"
 
 #include <algorithm>
 #include <functional>
@@ -325,6 +326,13 @@ struct Reader {
       if (const cfg::Node* args = s.value("args")) {
         if (!args->is_seq())
           s.fail("args", "expected a list of buffer names");
+        // The limit of the command ring's argument block, which the runtime enforces.
+        if (args->items.size() > CommandLayout::kMaxArgs)
+          s.fail("args", std::to_string(args->items.size()) +
+                             " arguments; a launch takes at most " +
+                             std::to_string(CommandLayout::kMaxArgs) + " (its " +
+                             units::format_bytes(CommandLayout::kArgBytes) +
+                             " argument block in the command ring)");
         for (const auto& a : args->items)
           step.args.push_back(buffer_ref(a, s.key_path("args")));
       }

@@ -120,7 +120,7 @@ TEST(NodeFile, MissingFileAndDirectory) {
   TempDir dir;
   const std::string missing = (dir.path() / "nope.yaml").string();
   InputError e = input_error([&] { parse_yaml_file(missing); });
-  EXPECT_TRUE(contains(e.what(), missing + ": error: cannot open file")) << e.what();
+  EXPECT_TRUE(contains(e.what(), missing + ": error: file does not exist")) << e.what();
   e = input_error([&] { parse_yaml_file(dir.path().string()); });
   EXPECT_TRUE(contains(e.what(), "is a directory")) << e.what();
 }

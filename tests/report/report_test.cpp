@@ -178,6 +178,17 @@ TEST(LaunchesCsv, QuotesFieldsWithCommasOrQuotes) {
   EXPECT_EQ(lines[1].rfind("7,\"a,b\",\"say \"\"hi\"\"\",2,0.000,", 0), 0u) << lines[1];
 }
 
+// Names from C++ programs may hold any bytes; launches.csv stays UTF-8 text.
+TEST(LaunchesCsv, ReplacesInvalidUtf8InNames) {
+  LaunchRecord r = make_record(7, "k\xff", 0);
+  r.stream = "s\xc3\xa9,\xe2";
+  std::ostringstream out;
+  write_launches_csv(out, {r});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind("7,k\xef\xbf\xbd,\"s\xc3\xa9,\xef\xbf\xbd\",2,", 0), 0u) << lines[1];
+}
+
 TEST(Json, KeysInOrderAndValues) {
   const auto j = to_json(make_report());
   std::vector<std::string> keys;

@@ -116,6 +116,24 @@ TEST_F(TraceWriterTest, PicosecondTimesAndEscapedNames) {
   EXPECT_NE(text.find(R"("ts":3.000001)"), std::string::npos);
 }
 
+// Names from C++ programs may hold any bytes: the trace must still be valid UTF-8 JSON.
+// Control characters are escaped, ill-formed bytes become U+FFFD, good UTF-8 stays.
+TEST_F(TraceWriterTest, NamesWithInvalidUtf8AndControlCharactersStayValidJson) {
+  const std::string name = "k\xff\x01\tx\xc3\xa9\xe2\x82";
+  {
+    ChromeTraceWriter w(options(), {1, 2, 1});
+    const npu::LaunchRecord r = record(3, name);
+    w.launch_call(r, r.t_ps[2]);
+    w.unit_run(3, r.kernel, 1, r.t_ps[3], r.t_ps[4], r.t_ps[5]);
+    w.launch_done(r);
+    w.commit();
+  }
+  const json trace = read(); // nlohmann rejects invalid UTF-8 and raw control characters
+  const auto begins = of_phase(trace, "b");
+  ASSERT_FALSE(begins.empty());
+  EXPECT_EQ(begins[0]["name"], "k\xef\xbf\xbd\x01\tx\xc3\xa9\xef\xbf\xbd\xef\xbf\xbd");
+}
+
 TEST_F(TraceWriterTest, CountersSumPerWindowAndDropToZero) {
   {
     ChromeTraceWriter w(options(), {1, 1, 1});

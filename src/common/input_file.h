@@ -1,0 +1,40 @@
+#pragma once
+// Reading input files (configs, testbenches, traces, reports, sweep state) with the same
+// checks everywhere: a regular file, no larger than the input size cap.
+
+#include "common/error.h"
+
+#include <cstdint>
+#include <string>
+
+namespace npu {
+
+/// The input size cap when NPUSIM_MAX_INPUT_SIZE is not set: 64 MiB, far above any real
+/// config, testbench or report, far below what would exhaust memory.
+inline constexpr uint64_t kDefaultMaxInputBytes = 64ull << 20;
+
+/// The cap on one input file, in bytes: NPUSIM_MAX_INPUT_SIZE (bytes, or with a unit KiB,
+/// MiB or GiB), else kDefaultMaxInputBytes. A malformed value throws InputError.
+uint64_t max_input_bytes();
+
+/// A file that could not be read as input. reason() reads after the file's name ("is a
+/// directory; expected a YAML file"), so a caller that knows who named the file (an
+/// `extends:`, a sweep's `config:`) can report it there instead.
+class InputFileError : public InputError {
+public:
+  InputFileError(const std::string& path, const std::string& reason);
+  const std::string& path() const { return m_path; }
+  const std::string& reason() const { return m_reason; }
+
+private:
+  std::string m_path;
+  std::string m_reason;
+};
+
+/// The whole of the regular file `path`. Refuses directories, devices, FIFOs and sockets
+/// without blocking on them, and files larger than max_input_bytes() while reading (it
+/// never reads more than the cap plus one byte). `expected` names what the file should
+/// be, for messages: "a YAML file", "a load/store trace". Throws InputFileError.
+std::string read_input_file(const std::string& path, const std::string& expected);
+
+} // namespace npu

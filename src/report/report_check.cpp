@@ -1,0 +1,193 @@
+// The shape of a report.json as `npusim report` and `npusim diff` read it.
+#include "common/error.h"
+#include "report/report.h"
+#include "report/report_detail.h"
+
+#include <string>
+
+namespace npu {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+enum class Type { Object, Array, String, Number, Whole, Bool, Stat };
+
+const char* expected_of(Type type) {
+  switch (type) {
+  case Type::Object:
+    return "an object";
+  case Type::Array:
+    return "an array";
+  case Type::String:
+    return "a string";
+  case Type::Number:
+    return "a number";
+  case Type::Whole:
+    return "a whole number of at least 0";
+  case Type::Bool:
+    return "true or false";
+  case Type::Stat:
+    return "a number or null";
+  }
+  return "";
+}
+
+bool has_type(const Json& j, Type type) {
+  switch (type) {
+  case Type::Object:
+    return j.is_object();
+  case Type::Array:
+    return j.is_array();
+  case Type::String:
+    return j.is_string();
+  case Type::Number:
+    return j.is_number();
+  case Type::Whole:
+    return j.is_number_unsigned();
+  case Type::Bool:
+    return j.is_boolean();
+  case Type::Stat:
+    return j.is_number() || j.is_null();
+  }
+  return false;
+}
+
+// What a value is, for messages: "a string ("12")", "an object", "-3".
+std::string describe(const Json& j) {
+  if (j.is_object())
+    return "an object";
+  if (j.is_array())
+    return "an array";
+  if (j.is_null())
+    return "null";
+  std::string text = j.dump(-1, ' ', false, Json::error_handler_t::replace);
+  if (text.size() > 40)
+    text = text.substr(0, 37) + "...";
+  if (j.is_string())
+    return "a string (" + text + ")";
+  if (j.is_boolean())
+    return text;
+  return "the number " + text;
+}
+
+// Walks a report and throws InputError at `m_file` naming the first field of a wrong type.
+class Checker {
+public:
+  explicit Checker(std::string file) : m_file(std::move(file)) {}
+
+  void expect(const Json& j, const std::string& path, Type type) const {
+    if (!has_type(j, type))
+      throw InputError(SourceLoc{m_file, 0, 0}, path,
+                       std::string("expected ") + expected_of(type) + ", got " + describe(j));
+  }
+  // `parent.key` when present; returns it, or nullptr.
+  const Json* optional(const Json& parent, const std::string& path, const char* key,
+                       Type type) const {
+    const auto it = parent.find(key);
+    if (it == parent.end())
+      return nullptr;
+    expect(*it, join(path, key), type);
+    return &*it;
+  }
+  // Every member of the object `j` is of `type`.
+  void members(const Json& j, const std::string& path, Type type) const {
+    for (const auto& [key, value] : j.items())
+      expect(value, join(path, key), type);
+  }
+  static std::string join(const std::string& path, const std::string& key) {
+    return path.empty() ? key : path + "." + key;
+  }
+
+private:
+  std::string m_file;
+};
+
+void check_kernels(const Checker& c, const Json& kernels) {
+  for (const auto& [name, kernel] : kernels.items()) {
+    const std::string path = "kernels." + name;
+    c.expect(kernel, path, Type::Object);
+    c.optional(kernel, path, "launches", Type::Whole);
+    for (const auto& phase : report_detail::k_json_phases)
+      if (const Json* p = c.optional(kernel, path, phase.name, Type::Object))
+        c.members(*p, Checker::join(path, phase.name), Type::Number);
+  }
+}
+
+// breakdown and critical_path: times, counts and (on the path) the kernels on it.
+void check_time_parts(const Checker& c, const Json& parts, const std::string& path) {
+  for (const auto& [key, value] : parts.items()) {
+    const std::string at = Checker::join(path, key);
+    if (key != "kernels") {
+      c.expect(value, at, Type::Number);
+      continue;
+    }
+    c.expect(value, at, Type::Array);
+    for (size_t i = 0; i < value.size(); ++i) {
+      const std::string item = at + "[" + std::to_string(i) + "]";
+      c.expect(value[i], item, Type::Object);
+      c.optional(value[i], item, "kernel", Type::String);
+      c.optional(value[i], item, "launches", Type::Whole);
+      c.optional(value[i], item, "ns", Type::Number);
+    }
+  }
+}
+
+void check_events(const Checker& c, const Json& events) {
+  for (size_t i = 0; i < events.size(); ++i) {
+    const std::string path = "events[" + std::to_string(i) + "]";
+    const Json& e = events[i];
+    c.expect(e, path, Type::Object);
+    for (const char* key : {"label", "event", "start", "end"})
+      c.optional(e, path, key, Type::String);
+    c.optional(e, path, "complete", Type::Bool);
+    c.optional(e, path, "at_ns", Type::Number);
+    c.optional(e, path, "elapsed_ns", Type::Number);
+  }
+}
+
+} // namespace
+
+void check_report_document(const nlohmann::ordered_json& report, const std::string& file) {
+  const Checker c(file);
+  c.expect(report, "", Type::Object);
+  c.optional(report, "", "config_name", Type::String);
+  c.optional(report, "", "testbench_name", Type::String);
+  if (const Json* sim = c.optional(report, "", "sim", Type::Object)) {
+    c.optional(*sim, "sim", "simulated_ns", Type::Number);
+    c.optional(*sim, "sim", "launches", Type::Whole);
+    c.optional(*sim, "sim", "wall_s", Type::Number);
+  }
+  if (const Json* kernels = c.optional(report, "", "kernels", Type::Object))
+    check_kernels(c, *kernels);
+  if (const Json* host = c.optional(report, "", "host", Type::Object)) {
+    for (const char* key : {"busy_ns", "blocked_ns", "idle_ns"})
+      c.optional(*host, "host", key, Type::Number);
+    for (const char* key : {"leaked_buffers", "leaked_bytes"})
+      c.optional(*host, "host", key, Type::Whole);
+  }
+  for (const char* section : {"breakdown", "critical_path"})
+    if (const Json* parts = c.optional(report, "", section, Type::Object))
+      check_time_parts(c, *parts, section);
+  if (const Json* utilisation = c.optional(report, "", "utilisation", Type::Object))
+    for (const auto& [block, values] : utilisation->items()) {
+      c.expect(values, "utilisation." + block, Type::Object);
+      c.members(values, "utilisation." + block, Type::Number);
+    }
+  if (const Json* events = c.optional(report, "", "events", Type::Array))
+    check_events(c, *events);
+  if (const Json* blocks = c.optional(report, "", "blocks", Type::Object))
+    for (const auto& [block, stats] : blocks->items()) {
+      c.expect(stats, "blocks." + block, Type::Object);
+      c.members(stats, "blocks." + block, Type::Stat);
+    }
+  if (const Json* units = c.optional(report, "", "stat_units", Type::Object))
+    for (const auto& [stat, entry] : units->items()) {
+      const std::string path = "stat_units." + stat;
+      c.expect(entry, path, Type::Object);
+      c.optional(entry, path, "unit", Type::String);
+      c.optional(entry, path, "description", Type::String);
+    }
+}
+
+} // namespace npu

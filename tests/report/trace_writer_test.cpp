@@ -75,7 +75,10 @@ TEST_F(TraceWriterTest, LimitAndSamplePickLaunchIds) {
   EXPECT_TRUE(all.wants(12345));
   EXPECT_TRUE(all.wants(ChromeTraceWriter::kNoLaunch));
 
-  ChromeTraceWriter capped(options(3, 2), {1, 2, 1});
+  // A second file: one writer at a time holds a path.
+  TraceOptions capped_options = options(3, 2);
+  capped_options.path = (m_dir / "capped.json").string();
+  ChromeTraceWriter capped(capped_options, {1, 2, 1});
   EXPECT_TRUE(capped.wants(0));
   EXPECT_FALSE(capped.wants(1));
   EXPECT_TRUE(capped.wants(2));
@@ -87,6 +90,14 @@ TEST_F(TraceWriterTest, LimitAndSamplePickLaunchIds) {
   EXPECT_TRUE(capped.wants(ChromeTraceWriter::kNoLaunch));
   capped.launch_done(record(2, "k"));
   EXPECT_FALSE(capped.wants(ChromeTraceWriter::kNoLaunch));
+}
+
+TEST_F(TraceWriterTest, TwoWritersOfOnePathAreRefused) {
+  ChromeTraceWriter first(options(), {1, 1, 1});
+  EXPECT_THROW(ChromeTraceWriter(options(), {1, 1, 1}), npu::InputError);
+  first.commit();
+  EXPECT_NO_THROW(read());
+  EXPECT_FALSE(fs::exists(m_dir / "trace.json.lock"));
 }
 
 TEST_F(TraceWriterTest, PicosecondTimesAndEscapedNames) {

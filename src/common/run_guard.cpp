@@ -1,4 +1,4 @@
-#include "common/memory_guard.h"
+#include "common/run_guard.h"
 
 #include <unistd.h>
 
@@ -44,11 +44,13 @@ uint64_t resident_bytes() {
   return resident_pages * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-MemoryGuard::MemoryGuard(uint64_t limit_bytes, std::string message)
-    : m_limit_bytes(limit_bytes), m_message(std::move(message) + "\n"),
-      m_thread([this] { watch(); }) {}
+RunGuard::RunGuard(RunGuardLimits limits) : m_limits(std::move(limits)) {
+  m_limits.memory_message += "\n";
+  m_limits.wall_time_message += "\n";
+  m_thread = std::thread([this] { watch(); });
+}
 
-MemoryGuard::~MemoryGuard() {
+RunGuard::~RunGuard() {
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_stop = true;
@@ -57,19 +59,28 @@ MemoryGuard::~MemoryGuard() {
   m_thread.join();
 }
 
-void MemoryGuard::watch() {
+void RunGuard::stop(const std::string& message) {
+  remove_temp_outputs(); // a stopped run leaves no partial output behind
+  if (::write(STDERR_FILENO, message.data(), message.size()) < 0) {
+    // Nothing more to say: exit all the same.
+  }
+  _exit(2);
+}
+
+void RunGuard::watch() {
   // Often enough that growth between two looks stays small next to any sensible limit.
   constexpr auto kPeriod = std::chrono::milliseconds(20);
+  const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> lock(m_mutex);
   while (!m_wake.wait_for(lock, kPeriod, [this] { return m_stop; })) {
-    const uint64_t resident = resident_bytes();
-    if (resident <= m_limit_bytes)
-      continue;
-    remove_temp_outputs(); // a stopped run leaves no partial output behind
-    if (::write(STDERR_FILENO, m_message.data(), m_message.size()) < 0) {
-      // Nothing more to say: exit all the same.
-    }
-    _exit(2);
+    if (m_limits.memory_bytes > 0 && resident_bytes() > m_limits.memory_bytes)
+      stop(m_limits.memory_message);
+    const auto elapsed = std::chrono::steady_clock::now() - start;
+    if (m_limits.wall_time_ps > 0 &&
+        static_cast<uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()) >=
+            m_limits.wall_time_ps / 1000)
+      stop(m_limits.wall_time_message);
   }
 }
 

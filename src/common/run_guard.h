@@ -8,7 +8,7 @@
 
 namespace npu {
 
-/// Temporary outputs to delete if the process is ended at once (by a MemoryGuard): a
+/// Temporary outputs to delete if the process is ended at once (by a RunGuard): a
 /// writer registers its temporary file or directory while it exists and forgets it once
 /// it is renamed into place or removed.
 void remove_if_stopped(const std::string& path);
@@ -17,23 +17,33 @@ void forget_if_stopped(const std::string& path);
 /// Resident memory of this process in bytes (from /proc/self/statm; 0 where unknown).
 uint64_t resident_bytes();
 
-/// Watches this process's resident memory from a background thread while it lives. When
-/// it passes `limit_bytes`, the guard prints `message` (one line) on stderr and ends the
-/// process at once with exit code 2: a run that would take the machine down stops before it
-/// does. Callers write their outputs only after the guard is gone, so a stopped run leaves
-/// none behind.
-class MemoryGuard {
+/// What a RunGuard enforces: a cap and the one line to print when it is passed.
+struct RunGuardLimits {
+  uint64_t memory_bytes = 0; ///< resident memory (0: unwatched)
+  std::string memory_message;
+  uint64_t wall_time_ps = 0; ///< wall-clock time since the guard was made (0: unwatched)
+  std::string wall_time_message;
+};
+
+/// Watches this process's resident memory and the wall-clock time from a background thread
+/// while it lives. When either passes its limit, the guard prints that limit's message (one
+/// line) on stderr, removes the temporary outputs (remove_if_stopped) and ends the process at
+/// once with exit code 2: a run that would take the machine down, or that the user would
+/// wait on for hours, stops before it does, wherever it is (in the simulation, or planning
+/// before it). Callers write their outputs only after the guard is gone, so a stopped run
+/// leaves none behind.
+class RunGuard {
 public:
-  MemoryGuard(uint64_t limit_bytes, std::string message);
-  ~MemoryGuard();
-  MemoryGuard(const MemoryGuard&) = delete;
-  MemoryGuard& operator=(const MemoryGuard&) = delete;
+  explicit RunGuard(RunGuardLimits limits);
+  ~RunGuard();
+  RunGuard(const RunGuard&) = delete;
+  RunGuard& operator=(const RunGuard&) = delete;
 
 private:
   void watch();
+  [[noreturn]] static void stop(const std::string& message);
 
-  uint64_t m_limit_bytes;
-  std::string m_message;
+  RunGuardLimits m_limits;
   std::mutex m_mutex;
   std::condition_variable m_wake;
   bool m_stop = false;

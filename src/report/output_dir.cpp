@@ -1,5 +1,5 @@
 #include "common/error.h"
-#include "common/memory_guard.h"
+#include "common/run_guard.h"
 #include "report/report.h"
 
 #include <fmt/format.h>

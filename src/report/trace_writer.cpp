@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 #include "common/launch_record.h"
-#include "common/memory_guard.h"
+#include "common/run_guard.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

@@ -101,11 +101,14 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   const auto wall_end = std::chrono::steady_clock::now();
   if (const auto failure = simulation_failure())
     std::rethrow_exception(failure);
-  // Paused at the limit with work still scheduled: the run reached its simulated-time
-  // limit. (At the limit: a look the monitor asked for just before it stopped counts as
-  // pending activity too, and must not turn a deadlock into this.)
+  // Paused with work still scheduled: the run reached its simulated-time limit. Work at
+  // the current time counts only at the limit itself (where sc_start stops before running
+  // it): elsewhere it may be a look the monitor asked for just before it stopped, which
+  // must not turn a deadlock into this.
   if (!host.finished() && sc_core::sc_get_status() == sc_core::SC_PAUSED &&
-      to_ps(sc_core::sc_time_stamp()) >= limit_ps && sc_core::sc_pending_activity()) {
+      (sc_core::sc_pending_activity_at_future_time() ||
+       (to_ps(sc_core::sc_time_stamp()) >= limit_ps &&
+        sc_core::sc_pending_activity_at_current_time()))) {
     const size_t launches = m_platform->log().count();
     throw SimulationError(
         "simulated time limit of " + units::format_time_ps(limit_ps) + " reached after " +

@@ -101,14 +101,12 @@ const char* const kWallTime1s =
 // A billion launches would take hours of wall time to simulate, even with the simulated-time
 // limit raised far enough; the wall-clock limit stops the run.
 TEST_F(LimitsTest, WallTimeLimitStopsALongRun) {
-  std::ofstream(m_dir / "long.yaml") << "name: long
-      kernels : k : {op : cycles, cycles : 10} program
-      : "
-        "  - repeat: {count: 1000000000, body: [{launch: {kernel: k, async: true}}]}
-        ";
-        const std::string run_long = "run --config configs/edge-npu.yaml --testbench " +
-                                     (m_dir / "long.yaml").string() + " --out " +
-                                     (m_dir / "out").string() + " --max-sim-time 100000s ";
+  std::ofstream(m_dir / "long.yaml")
+      << "name: long\nkernels:\n  k: {op: cycles, cycles: 10}\nprogram:\n"
+         "  - repeat: {count: 1000000000, body: [{launch: {kernel: k, async: true}}]}\n";
+  const std::string run_long = "run --config configs/edge-npu.yaml --testbench " +
+                               (m_dir / "long.yaml").string() + " --out " +
+                               (m_dir / "out").string() + " --max-sim-time 100000s ";
   expect_stopped(run(run_long + "--max-wall-time 1s"), kWallTime1s);
   expect_stopped(run(run_long + "--set limits.wall_time=1s"), kWallTime1s);
   expect_stopped(run(hello("--max-wall-time 0")),

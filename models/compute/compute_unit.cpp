@@ -1,13 +1,20 @@
 #include "models/compute/compute_unit.h"
 
 #include "common/address_map.h"
+#include "common/checked_math.h"
 #include "common/error.h"
 #include "common/tlm_util.h"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 
 namespace npu {
+
+namespace {
+// Half the range of sc_time: a wait this long from any time a run can reach still fits.
+constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
+} // namespace
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
                          ICache& icache, DmaEngine& dma, Region sram_partition)
@@ -85,7 +92,9 @@ const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op)
 }
 
 void ComputeUnit::wait_cycles(uint64_t cycles) {
-  const uint64_t t = cycles * m_period_ps;
+  // Saturated (and halved, so that now + t cannot wrap), a time too long to represent
+  // still ends the run at its simulated-time limit.
+  const uint64_t t = std::min(saturating_mul(cycles, m_period_ps), kFarFuturePs);
   if (t > 0)
     sc_core::wait(ps(t));
   m_busy_ps += t;
@@ -97,15 +106,15 @@ bool ComputeUnit::cycles_only(const KernelJob& job) {
 }
 
 void ComputeUnit::defer_cycles(uint64_t cycles) {
-  const uint64_t t = cycles * m_period_ps;
-  m_owed_ps += t;
-  m_busy_ps += t;
+  const uint64_t t = saturating_mul(cycles, m_period_ps);
+  m_owed_ps = saturating_add(m_owed_ps, t);
+  m_busy_ps = saturating_add(m_busy_ps, t);
 }
 
 void ComputeUnit::settle() {
   if (m_owed_ps == 0)
     return;
-  sc_core::wait(ps(m_owed_ps));
+  sc_core::wait(ps(std::min(m_owed_ps, kFarFuturePs)));
   m_owed_ps = 0;
 }
 

@@ -1,5 +1,6 @@
 #include "models/compute/op.h"
 
+#include "common/checked_math.h"
 #include "models/compute/tiling.h"
 
 #include <algorithm>
@@ -116,11 +117,16 @@ void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
     *n = op.n;
     *k = op.k;
     break;
-  case OpKind::Conv2d:
-    *m = op.batch * out_height(op) * out_width(op);
+  case OpKind::Conv2d: {
+    const auto rows = checked_product({op.batch, out_height(op), out_width(op)});
+    if (!rows)
+      throw std::overflow_error("conv2d: the im2col row count n x ho x wo does not fit in 64 "
+                                "bits");
+    *m = *rows;
     *n = op.filters;
-    *k = op.channels * op.r * op.s;
+    *k = saturating_product({op.channels, op.r, op.s});
     break;
+  }
   case OpKind::FullyConnected:
     *m = op.batch;
     *n = op.out_features;
@@ -131,53 +137,80 @@ void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
   }
 }
 
-std::string op_size_problem(const OpSpec& op) {
-  // Work and footprint in floating point, so that absurd sizes cannot overflow here.
-  const double es = dtype_bytes(op.dtype);
-  double work = 0;  // MACs or element operations
-  double bytes = 0; // operand and result bytes
+OpExtent op_extent(const OpSpec& op) {
+  // Saturating: a product that does not fit stays at UINT64_MAX through every later step.
+  const uint64_t es = dtype_bytes(op.dtype);
+  OpExtent x;
   switch (op.kind) {
   case OpKind::Cycles:
-    return "";
+    x.unit_cycles = op.cycles;
+    break;
   case OpKind::Matmul:
   case OpKind::FullyConnected:
   case OpKind::Conv2d: {
+    // Not lowered_matmul(): its conv2d row count must not wrap here.
     uint64_t m = 0, n = 0, k = 0;
-    if (op.kind == OpKind::Conv2d && (out_height(op) == 0 || out_width(op) == 0))
-      return "the filter is larger than the padded input";
-    lowered_matmul(op, &m, &n, &k);
-    const auto dm = static_cast<double>(m), dn = static_cast<double>(n),
-               dk = static_cast<double>(k);
-    work = dm * dn * dk;
-    bytes = (dm * dk + dk * dn + dm * dn) * es;
+    if (op.kind == OpKind::Conv2d) {
+      m = saturating_product({op.batch, out_height(op), out_width(op)});
+      n = op.filters;
+      k = saturating_product({op.channels, op.r, op.s});
+    } else {
+      lowered_matmul(op, &m, &n, &k);
+    }
+    x.macs = saturating_product({m, n, k});
+    const uint64_t elements = saturating_add(
+        saturating_add(saturating_mul(m, k), saturating_mul(k, n)), saturating_mul(m, n));
+    x.bytes = saturating_mul(elements, es);
     break;
   }
   case OpKind::DepthwiseConv2d:
   case OpKind::Pool: {
-    if (out_height(op) == 0 || out_width(op) == 0)
-      return "the window is larger than the padded input";
-    const double outputs = static_cast<double>(op.batch) * static_cast<double>(op.channels) *
-                           static_cast<double>(out_height(op)) * static_cast<double>(out_width(op));
-    work = outputs * static_cast<double>(op.r) * static_cast<double>(op.s);
-    bytes = (static_cast<double>(op.batch) * static_cast<double>(op.channels) *
-                 static_cast<double>(op.height) * static_cast<double>(op.width) +
-             outputs) *
-            es;
+    const uint64_t outputs =
+        saturating_product({op.batch, op.channels, out_height(op), out_width(op)});
+    x.vector_ops = saturating_product({outputs, op.r, op.s});
+    const uint64_t inputs = saturating_product({op.batch, op.channels, op.height, op.width});
+    x.bytes = saturating_mul(saturating_add(inputs, outputs), es);
     break;
   }
   case OpKind::Elementwise:
-    work = static_cast<double>(op.elements);
-    bytes = work * (op.inputs + 1) * es;
+    x.vector_ops = op.elements;
+    x.bytes = saturating_product({op.elements, uint64_t{op.inputs} + 1, es});
     break;
   case OpKind::Softmax:
-  case OpKind::Layernorm:
-    work = static_cast<double>(op.rows) * static_cast<double>(op.cols) * rowwise_passes(op.kind);
-    bytes = 2 * static_cast<double>(op.rows) * static_cast<double>(op.cols) * es;
+  case OpKind::Layernorm: {
+    const uint64_t elements = saturating_mul(op.rows, op.cols);
+    x.vector_ops = saturating_mul(elements, rowwise_passes(op.kind));
+    x.bytes = saturating_product({2, elements, es});
     break;
   }
-  if (work > 1e18)
+  }
+  return x;
+}
+
+std::string op_size_problem(const OpSpec& op) {
+  switch (op.kind) {
+  case OpKind::Cycles:
+    return "";
+  case OpKind::Conv2d:
+    if (out_height(op) == 0 || out_width(op) == 0)
+      return "the filter is larger than the padded input";
+    break;
+  case OpKind::DepthwiseConv2d:
+  case OpKind::Pool:
+    if (out_height(op) == 0 || out_width(op) == 0)
+      return "the window is larger than the padded input";
+    break;
+  default:
+    break;
+  }
+  // Below these caps every product of sizes the planner and the compute unit form (a
+  // tile's offsets, bytes and cycles, the op's totals) fits in 64 bits with room to spare.
+  constexpr uint64_t kMaxWork = 1'000'000'000'000'000'000ull; // 1e18 operations
+  constexpr uint64_t kMaxBytes = 1'000'000'000'000'000ull;    // 1e15 bytes
+  const OpExtent x = op_extent(op);
+  if (saturating_add(x.macs, x.vector_ops) > kMaxWork)
     return "too much work to simulate (over 1e18 operations)";
-  if (bytes > 1e15)
+  if (x.bytes > kMaxBytes)
     return "operands too large (over 1e15 bytes)";
   return "";
 }

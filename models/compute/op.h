@@ -84,7 +84,9 @@ struct OpWork {
 OpWork op_work(const OpSpec& op, const ArrayShape& array, uint32_t units);
 
 /// The matmul an op lowers to (conv2d by im2col, fully_connected directly);
-/// m = n = k = 0 for ops that run on the vector unit and for `cycles`.
+/// m = n = k = 0 for ops that run on the vector unit and for `cycles`. Throws
+/// std::overflow_error when conv2d's row count does not fit in 64 bits (an op that
+/// passed op_size_problem() always fits).
 void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k);
 
 /// Output height and width of conv2d, depthwise_conv2d and pool (0 when the window
@@ -92,8 +94,20 @@ void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k);
 uint64_t out_height(const OpSpec& op);
 uint64_t out_width(const OpSpec& op);
 
+/// The whole op's useful work and its data, each operand read once and the result
+/// written once: what any tiling must at least do. Computed in saturating 64-bit
+/// arithmetic: UINT64_MAX means "does not fit", which is above every limit.
+struct OpExtent {
+  uint64_t macs = 0;        ///< multiply-accumulates on the MAC array
+  uint64_t vector_ops = 0;  ///< element operations on the vector unit
+  uint64_t unit_cycles = 0; ///< cycles: unit cycles (on every unit of the kernel)
+  uint64_t bytes = 0;       ///< operand and result bytes
+};
+OpExtent op_extent(const OpSpec& op);
+
 /// Empty when the op's sizes are consistent and small enough to simulate, else a
-/// sentence saying what is wrong (for input errors).
+/// sentence saying what is wrong (for input errors). Every size the planner multiplies
+/// out then fits in 64 bits.
 std::string op_size_problem(const OpSpec& op);
 
 } // namespace npu

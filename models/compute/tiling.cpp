@@ -220,6 +220,10 @@ std::vector<uint64_t> col_candidates(const Window& g, uint64_t rt) {
 
 TilePlan plan_tiles(const OpSpec& op, const ComputeModel& model, uint64_t partition_bytes,
                     uint32_t units, uint32_t share) {
+  // Input checks reject such ops; this keeps a caller that skipped them (a C++ program,
+  // a test) from planning with products that wrapped around 64 bits.
+  if (const std::string problem = op_size_problem(op); !problem.empty())
+    throw std::overflow_error(op_kind_name(op.kind) + ": " + problem);
   units = std::max<uint32_t>(units, 1);
   share = std::min(share, units - 1);
   TilePlan p;

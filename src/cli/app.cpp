@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 #include "common/interrupt.h"
-#include "common/memory_guard.h"
+#include "common/run_guard.h"
 #include "report/report.h"
 #include "report/trace_writer.h"
 #include "runtime/simulation.h"
@@ -51,6 +51,9 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     for (const std::string& o : options.limits.overrides())
       overrides.push_back(o);
     const PlatformConfig config = load_platform_config(options.config_path, overrides);
+    // From here on the limits hold: checking the program and building the platform count
+    // against the wall-clock time too.
+    std::optional<RunGuard> guard(std::in_place, run_guard_limits(config.limits));
     if (program.check)
       program.check(config);
     // The writer outlives the simulation whose blocks hold a pointer to it.
@@ -75,12 +78,8 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       write_launches_csv_header(csv);
       sim.stream_launches([&csv](const LaunchRecord& r) { write_launches_csv_row(csv, r); });
     }
-    RunReport report;
-    {
-      const MemoryGuard guard(config.limits.memory_bytes,
-                              memory_limit_message(config.limits.memory_bytes));
-      report = sim.run(program.body);
-    }
+    RunReport report = sim.run(program.body);
+    guard.reset(); // outputs are written only once nothing can stop the process any more
     report.testbench_name = program.name;
     report.testbench_file = program.file;
     const nlohmann::ordered_json document = to_json(report);

@@ -18,6 +18,10 @@ void LimitOptions::add_to(CLI::App& app, bool sim_time) {
                  "stop with an error when the simulator's resident memory passes this (default "
                  "8GiB)")
       ->type_name("SIZE");
+  app.add_option("--max-wall-time", max_wall_time,
+                 "stop with an error when the run has taken this long in wall-clock time "
+                 "(default 3600s)")
+      ->type_name("DURATION");
 }
 
 namespace {
@@ -50,6 +54,8 @@ std::vector<std::string> LimitOptions::overrides() const {
                SimLimits::kMaxSimTimePs, units::parse_time_ps, units::format_time_ps);
   add_override(out, "--max-memory", max_memory, "limits.memory", SimLimits::kMinMemoryBytes,
                std::numeric_limits<uint64_t>::max(), units::parse_bytes, units::format_bytes);
+  add_override(out, "--max-wall-time", max_wall_time, "limits.wall_time", SimLimits::kMinWallTimePs,
+               SimLimits::kMaxWallTimePs, units::parse_time_ps, units::format_time_ps);
   return out;
 }
 
@@ -57,6 +63,18 @@ std::string memory_limit_message(uint64_t limit_bytes) {
   return "npusim: error: the simulator's memory use passed its limit of " +
          units::format_bytes(limit_bytes) +
          " (limits.memory); raise it with --max-memory if the run is meant to be this large";
+}
+
+std::string wall_time_limit_message(uint64_t limit_ps) {
+  return "npusim: error: the run passed its wall-clock time limit of " +
+         units::format_time_ps(limit_ps) +
+         " (limits.wall_time); raise it with --max-wall-time if the run is meant to take this "
+         "long";
+}
+
+RunGuardLimits run_guard_limits(const SimLimits& limits) {
+  return {limits.memory_bytes, memory_limit_message(limits.memory_bytes), limits.wall_time_ps,
+          wall_time_limit_message(limits.wall_time_ps)};
 }
 
 } // namespace npu

@@ -3,7 +3,7 @@
 #include "cli/app.h"
 #include "common/error.h"
 #include "common/input_file.h"
-#include "common/memory_guard.h"
+#include "common/run_guard.h"
 #include "models/ddr/dram_channel.h"
 #include "platform/platform_config.h"
 
@@ -13,8 +13,12 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <random>
 #include <string_view>
@@ -25,13 +29,46 @@ namespace {
 constexpr uint64_t kLineBytes = 64;
 constexpr uint64_t kRandomSpanBytes = 1ull << 30; // rand_read and mix_rw cover 1 GiB
 
-// Nearest-rank percentile of sorted values.
-uint64_t percentile(const std::vector<uint64_t>& sorted, double p) {
-  if (sorted.empty())
+// Read latencies in memory cycles -> count: exact percentiles in constant memory (a
+// latency is at most a few thousand cycles; rare longer ones go to a map).
+class LatencyHistogram {
+public:
+  void add(uint64_t cycles) {
+    ++m_count;
+    m_sum += cycles;
+    if (cycles < kDense) {
+      if (cycles >= m_dense.size())
+        m_dense.resize(cycles + 1, 0);
+      ++m_dense[cycles];
+    } else {
+      ++m_sparse[cycles];
+    }
+  }
+  uint64_t count() const { return m_count; }
+  uint64_t sum() const { return m_sum; }
+  /// Nearest-rank percentile (0 when empty).
+  uint64_t percentile(double p) const {
+    if (m_count == 0)
+      return 0;
+    const auto rank = std::clamp<uint64_t>(
+        static_cast<uint64_t>(std::ceil(p * static_cast<double>(m_count))), 1, m_count);
+    uint64_t seen = 0;
+    for (uint64_t v = 0; v < m_dense.size(); ++v)
+      if ((seen += m_dense[v]) >= rank)
+        return v;
+    for (const auto& [v, n] : m_sparse)
+      if ((seen += n) >= rank)
+        return v;
     return 0;
-  const auto rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
-  return sorted[std::clamp<size_t>(rank, 1, sorted.size()) - 1];
-}
+  }
+
+private:
+  static constexpr uint64_t kDense = 1 << 16;
+  std::vector<uint64_t> m_dense;
+  std::map<uint64_t, uint64_t> m_sparse;
+  uint64_t m_count = 0;
+  uint64_t m_sum = 0;
+};
 
 // `text` in single quotes for a message: at most 40 characters, control bytes as '?'.
 std::string quoted(std::string_view text) {
@@ -44,30 +81,50 @@ std::string quoted(std::string_view text) {
 
 } // namespace
 
-std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_t requests) {
-  std::vector<MembenchAccess> out;
-  out.reserve(requests);
-  const uint64_t lines = kRandomSpanBytes / kLineBytes;
-  std::mt19937_64 rng(0x5eed'd7a3ull); // fixed: same pattern every run
-  std::uniform_int_distribution<uint64_t> line(0, lines - 1);
-  std::bernoulli_distribution coin(0.5);
-  if (pattern == "seq_read" || pattern == "seq_write") {
-    const bool w = pattern == "seq_write";
-    for (uint64_t i = 0; i < requests; ++i)
-      out.push_back({i * kLineBytes, w});
-  } else if (pattern == "rand_read") {
-    for (uint64_t i = 0; i < requests; ++i)
-      out.push_back({line(rng) * kLineBytes, false});
-  } else if (pattern == "mix_rw") {
-    for (uint64_t i = 0; i < requests; ++i) {
-      const uint64_t addr = line(rng) * kLineBytes;
-      out.push_back({addr, coin(rng)});
-    }
-  } else {
+MembenchPattern::MembenchPattern(const std::string& pattern, uint64_t requests)
+    : m_requests(requests), m_rng(0x5eed'd7a3ull), // fixed: same pattern every run
+      m_line(0, kRandomSpanBytes / kLineBytes - 1) {
+  if (pattern == "seq_read")
+    m_kind = Kind::SeqRead;
+  else if (pattern == "seq_write")
+    m_kind = Kind::SeqWrite;
+  else if (pattern == "rand_read")
+    m_kind = Kind::RandRead;
+  else if (pattern == "mix_rw")
+    m_kind = Kind::MixRw;
+  else
     throw InputError(SourceLoc{"--pattern", 0, 0}, "",
                      "unknown pattern '" + pattern +
                          "'; expected seq_read, rand_read, seq_write or mix_rw");
+}
+
+bool MembenchPattern::next(MembenchAccess& out) {
+  if (m_issued == m_requests)
+    return false;
+  switch (m_kind) {
+  case Kind::SeqRead:
+  case Kind::SeqWrite:
+    out = {m_issued * kLineBytes, m_kind == Kind::SeqWrite};
+    break;
+  case Kind::RandRead:
+    out = {m_line(m_rng) * kLineBytes, false};
+    break;
+  case Kind::MixRw: {
+    const uint64_t addr = m_line(m_rng) * kLineBytes;
+    out = {addr, m_coin(m_rng)};
+    break;
   }
+  }
+  ++m_issued;
+  return true;
+}
+
+std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_t requests) {
+  MembenchPattern source(pattern, requests);
+  std::vector<MembenchAccess> out;
+  out.reserve(requests);
+  for (MembenchAccess a; source.next(a);)
+    out.push_back(a);
   return out;
 }
 
@@ -131,12 +188,28 @@ std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
 
 MembenchResult run_membench_engine(const DdrConfig& config,
                                    const std::vector<MembenchAccess>& accesses) {
+  size_t i = 0;
+  return run_membench_engine(config, [&](MembenchAccess& out) {
+    if (i == accesses.size())
+      return false;
+    out = accesses[i++];
+    return true;
+  });
+}
+
+MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next) {
   const DramSpec& spec = config.spec;
   const AddressMapper mapper(spec, config.mapping_fields);
-  const uint64_t n = accesses.size();
-  std::vector<uint64_t> arrival(n, 0);
-  std::vector<uint64_t> latencies;
-  latencies.reserve(n);
+  // Requests from the oldest one not yet completed on: offer cycle and direction, by id -
+  // first_id. Completions come out of order, but the window stays as short as the queues.
+  struct InFlight {
+    uint64_t arrival = 0;
+    bool is_write = false;
+    bool done = false;
+  };
+  std::deque<InFlight> in_flight;
+  uint64_t first_id = 0;
+  LatencyHistogram latencies;
   uint64_t completed = 0;
   uint64_t last_done = 0;
 
@@ -146,8 +219,12 @@ MembenchResult run_membench_engine(const DdrConfig& config,
     channels.back()->on_done = [&](uint64_t id, uint64_t done) {
       ++completed;
       last_done = std::max(last_done, done);
-      if (!accesses[id].is_write)
-        latencies.push_back(done - arrival[id]);
+      InFlight& request = in_flight[id - first_id];
+      if (!request.is_write)
+        latencies.add(done - request.arrival);
+      request.done = true;
+      for (; !in_flight.empty() && in_flight.front().done; ++first_id)
+        in_flight.pop_front();
     };
   }
 
@@ -155,16 +232,18 @@ MembenchResult run_membench_engine(const DdrConfig& config,
   // Offer request i at the first cycle (at least one after the previous offer) at which
   // its channel's queue has room, as the reference simulators' trace front ends do.
   uint64_t cycle = 0;
-  for (uint64_t i = 0; i < n;) {
-    const MembenchAccess& a = accesses[i];
+  uint64_t n = 0;
+  MembenchAccess a;
+  for (bool more = next(a); more;) {
     DramChannel& ch = *channels[mapper.channel_of(a.addr)];
     if (ch.now() < cycle)
       ch.advance_to(cycle);
     if (ch.can_accept(a.is_write)) {
-      arrival[i] = cycle;
-      ch.enqueue({i, a.addr & ~(kLineBytes - 1), a.is_write}, cycle);
-      ++i;
+      in_flight.push_back({cycle, a.is_write, false});
+      ch.enqueue({n, a.addr & ~(kLineBytes - 1), a.is_write}, cycle);
+      ++n;
       ++cycle;
+      more = next(a);
     } else {
       cycle = std::max(cycle + 1, ch.next_event());
     }
@@ -193,15 +272,12 @@ MembenchResult run_membench_engine(const DdrConfig& config,
   r.simulated_ns = static_cast<double>(r.cycles) * spec.tck_ps / 1000.0;
   r.bandwidth_gbps =
       r.simulated_ns > 0 ? static_cast<double>(n * kLineBytes) / r.simulated_ns : 0.0;
-  std::sort(latencies.begin(), latencies.end());
-  double sum = 0;
-  for (uint64_t l : latencies)
-    sum += static_cast<double>(l);
   const double ns_per_cycle = spec.tck_ps / 1000.0;
-  if (!latencies.empty())
-    r.read_latency_mean_ns = sum / static_cast<double>(latencies.size()) * ns_per_cycle;
-  r.read_latency_p50_ns = static_cast<double>(percentile(latencies, 0.50)) * ns_per_cycle;
-  r.read_latency_p99_ns = static_cast<double>(percentile(latencies, 0.99)) * ns_per_cycle;
+  if (latencies.count() > 0)
+    r.read_latency_mean_ns = static_cast<double>(latencies.sum()) /
+                             static_cast<double>(latencies.count()) * ns_per_cycle;
+  r.read_latency_p50_ns = static_cast<double>(latencies.percentile(0.50)) * ns_per_cycle;
+  r.read_latency_p99_ns = static_cast<double>(latencies.percentile(0.99)) * ns_per_cycle;
   r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
   r.wall_s = wall_s;
   r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
@@ -221,12 +297,15 @@ int run_membench(const MembenchOptions& options) {
     const PlatformConfig config = load_platform_config(options.config_path, overrides);
     MembenchResult r;
     {
-      const MemoryGuard guard(config.limits.memory_bytes,
-                              memory_limit_message(config.limits.memory_bytes));
-      const std::vector<MembenchAccess> accesses =
-          options.trace_path.empty() ? membench_pattern(options.pattern, options.requests)
-                                     : read_membench_trace(options.trace_path);
-      r = run_membench_engine(config.ddr, accesses);
+      const RunGuard guard(run_guard_limits(config.limits));
+      if (options.trace_path.empty()) {
+        // Generated as offered: --requests 4294967296 runs in constant memory.
+        MembenchPattern pattern(options.pattern, options.requests);
+        r = run_membench_engine(config.ddr,
+                                [&pattern](MembenchAccess& out) { return pattern.next(out); });
+      } else {
+        r = run_membench_engine(config.ddr, read_membench_trace(options.trace_path));
+      }
     }
     nlohmann::ordered_json j;
     j["preset"] = config.ddr.preset;

@@ -3,7 +3,9 @@
 #include "cli/limit_options.h"
 
 #include <cstdint>
+#include <functional>
 #include <iosfwd>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,9 +29,30 @@ struct MembenchAccess {
   bool is_write = false;
 };
 
-/// The accesses of a built-in pattern (fixed seeds): seq_* address i*64; rand_read uniform
-/// 64-byte lines over 1 GiB; mix_rw uniform lines, each a write with probability 0.5.
-/// Throws InputError for an unknown pattern.
+/// Hands out the accesses of a run in order: true and the next one in `out`, or false at
+/// the end. The engine pulls them as it offers them, so nothing holds a whole run.
+using MembenchSource = std::function<bool(MembenchAccess& out)>;
+
+/// A built-in pattern, generated one access at a time (fixed seeds): seq_* address i*64;
+/// rand_read uniform 64-byte lines over 1 GiB; mix_rw uniform lines, each a write with
+/// probability 0.5. Constant memory whatever the request count.
+class MembenchPattern {
+public:
+  /// Throws InputError for an unknown pattern.
+  MembenchPattern(const std::string& pattern, uint64_t requests);
+  bool next(MembenchAccess& out);
+
+private:
+  enum class Kind { SeqRead, SeqWrite, RandRead, MixRw };
+  Kind m_kind = Kind::SeqRead;
+  uint64_t m_requests = 0;
+  uint64_t m_issued = 0;
+  std::mt19937_64 m_rng;
+  std::uniform_int_distribution<uint64_t> m_line;
+  std::bernoulli_distribution m_coin{0.5};
+};
+
+/// All accesses of a built-in pattern at once (for tests and short runs).
 std::vector<MembenchAccess> membench_pattern(const std::string& pattern, uint64_t requests);
 /// Reads a trace: one `LD 0x3b499b40` or `ST 0x38eeb640` a line; blank lines and lines
 /// starting with '#' are skipped. Errors are InputError with file:line:column.
@@ -54,7 +77,9 @@ struct MembenchResult {
 struct DdrConfig;
 /// Drives one DramChannel per channel (routed by the mapping's channel field), offering
 /// one request per memory clock in order and stalling while its queue is full, until
-/// every request has completed.
+/// every request has completed. Memory stays bounded by the requests in flight: latencies
+/// are kept as a histogram, so the percentiles are exact.
+MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next);
 MembenchResult run_membench_engine(const DdrConfig& config,
                                    const std::vector<MembenchAccess>& accesses);
 

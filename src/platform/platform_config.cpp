@@ -57,6 +57,8 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
   c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs,
                                         SimLimits::kMaxSimTimePs);
   c.limits.memory_bytes = limits.bytes("memory", defaults.memory_bytes, SimLimits::kMinMemoryBytes);
+  c.limits.wall_time_ps = limits.time_ps("wall_time", defaults.wall_time_ps,
+                                         SimLimits::kMinWallTimePs, SimLimits::kMaxWallTimePs);
   limits.finish();
   top.finish();
   const uint64_t tile_space = c.sram.size_bytes - c.sram.buffer_bytes;

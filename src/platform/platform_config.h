@@ -18,15 +18,20 @@
 namespace npu {
 
 /// Caps that keep a mistaken input from taking the machine down (section `limits`; the
-/// command line's --max-sim-time and --max-memory set them too). Not part of the hardware.
+/// command line's --max-sim-time, --max-memory and --max-wall-time set them too). Not part
+/// of the hardware.
 struct SimLimits {
-  uint64_t sim_time_ps = 10'000'000'000'000ull; ///< simulated time a run may reach (10 s)
-  uint64_t memory_bytes = 8ull << 30;           ///< resident memory of the simulator (8 GiB)
+  uint64_t sim_time_ps = 10'000'000'000'000ull;     ///< simulated time a run may reach (10 s)
+  uint64_t memory_bytes = 8ull << 30;               ///< resident memory of the simulator (8 GiB)
+  uint64_t wall_time_ps = 3'600'000'000'000'000ull; ///< wall-clock time of a run (1 hour)
 
   static constexpr uint64_t kMinSimTimePs = 1000; ///< 1 ns
   /// One simulated day: far beyond what a run reaches in any sane wall time.
   static constexpr uint64_t kMaxSimTimePs = 86'400'000'000'000'000ull;
-  static constexpr uint64_t kMinMemoryBytes = 1u << 20; ///< 1 MiB
+  static constexpr uint64_t kMinMemoryBytes = 1u << 20;        ///< 1 MiB
+  static constexpr uint64_t kMinWallTimePs = 1'000'000'000ull; ///< 1 ms
+  /// A week: a run meant to last longer belongs in a sweep of shorter points.
+  static constexpr uint64_t kMaxWallTimePs = 604'800'000'000'000'000ull;
 };
 
 /// A whole hardware configuration: one typed struct per block.

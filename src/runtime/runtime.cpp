@@ -54,6 +54,13 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   if (desc.units < 1 || desc.units > units)
     throw SimulationError("kernel '" + desc.name + "' needs " + std::to_string(desc.units) +
                           " compute units; the platform has " + std::to_string(units));
+  // A YAML testbench checked these when it was read; a C++ program may not have.
+  for (size_t i = 0; i <= desc.fused.size(); ++i) {
+    const OpSpec& op = i == 0 ? desc.op : desc.fused[i - 1];
+    if (const std::string problem = op_size_problem(op); !problem.empty())
+      throw SimulationError("kernel '" + desc.name + "': " + op_kind_name(op.kind) + ": " +
+                            problem);
+  }
   LoadedKernel k;
   k.desc = desc;
   const auto binary = m_ddr_heap.allocate(desc.binary_bytes, kBinaryAlign);

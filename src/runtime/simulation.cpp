@@ -4,6 +4,7 @@
 #include "common/tlm_util.h"
 #include "config/units.h"
 #include "platform/platform.h"
+#include "runtime/progress_monitor.h"
 
 #include <chrono>
 #include <cstdio>
@@ -34,7 +35,15 @@ std::string describe_leak(const LeakedBuffer& b) {
 
 Simulation::Simulation(const PlatformConfig& config)
     : m_platform(std::make_unique<Platform>(with_resolution(config))),
-      m_runtime(std::make_unique<Runtime>(*m_platform)) {
+      m_runtime(std::make_unique<Runtime>(*m_platform)),
+      m_monitor(std::make_unique<ProgressMonitor>([this] {
+        const HostCpu& host = m_platform->host();
+        return std::string("the host ") +
+               (host.finished()             ? std::string("has finished its program")
+                : host.blocked_on().empty() ? std::string("is running its program")
+                                            : "waits for " + host.blocked_on()) +
+               describe_waits();
+      })) {
   m_platform->log().set_sink([this](const LaunchRecord& r) { m_table.add(r); }, true);
 }
 
@@ -56,6 +65,26 @@ void Simulation::set_tracer(Tracer* tracer) {
   m_platform->set_tracer(tracer);
 }
 
+// "; stream 's2' has ...; hardware queue 2: ...": every stream left with work and what it
+// waits for, then what each hardware queue is stuck on.
+std::string Simulation::describe_waits() const {
+  const HostCpu& host = m_platform->host();
+  std::string message;
+  const auto stream_name = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
+  const auto event_name = [this](uint32_t id) { return m_runtime->event_name(id); };
+  for (uint32_t id = 0; id < m_runtime->stream_count(); ++id)
+    if (const uint64_t n = host.stream_outstanding(id))
+      message += "; stream '" + stream_name(id) + "' has " + std::to_string(n) +
+                 " unfinished command(s) on hardware queue " +
+                 std::to_string(host.queue_of_stream(id)) + " and " +
+                 host.describe_stream_wait(id, stream_name, event_name);
+  for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
+         return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
+       }))
+    message += "; " + line;
+  return message;
+}
+
 RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
   host.set_program([this, &program] { program(*m_runtime); });
@@ -66,13 +95,20 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   sc_core::sc_report_handler::set_actions("/OSCI/SystemC", sc_core::SC_INFO,
                                           sc_core::SC_DO_NOTHING);
   const uint64_t limit_ps = m_platform->config().limits.sim_time_ps;
+  m_monitor->start();
   sc_core::sc_start(sc_core::sc_time::from_value(limit_ps), sc_core::SC_EXIT_ON_STARVATION);
+  m_monitor->stop();
   const auto wall_end = std::chrono::steady_clock::now();
   if (const auto failure = simulation_failure())
     std::rethrow_exception(failure);
-  // Paused with work still scheduled: the run reached its simulated-time limit.
+  // Paused with work still scheduled: the run reached its simulated-time limit. Work at
+  // the current time counts only at the limit itself (where sc_start stops before running
+  // it): elsewhere it may be a look the monitor asked for just before it stopped, which
+  // must not turn a deadlock into this.
   if (!host.finished() && sc_core::sc_get_status() == sc_core::SC_PAUSED &&
-      sc_core::sc_pending_activity()) {
+      (sc_core::sc_pending_activity_at_future_time() ||
+       (to_ps(sc_core::sc_time_stamp()) >= limit_ps &&
+        sc_core::sc_pending_activity_at_current_time()))) {
     const size_t launches = m_platform->log().count();
     throw SimulationError(
         "simulated time limit of " + units::format_time_ps(limit_ps) + " reached after " +
@@ -81,28 +117,12 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
                                    : "waiting for " + host.blocked_on()) +
         "; raise limits.sim_time or --max-sim-time if the run is meant to be this long");
   }
-  if (!host.finished()) {
-    std::string message =
+  if (!host.finished())
+    throw SimulationError(
         "deadlock at " + std::to_string(to_ps(sc_core::sc_time_stamp()) / 1000) +
         " ns: the host waits for " +
         (host.blocked_on().empty() ? std::string("the device") : host.blocked_on()) +
-        ", but no block can make progress";
-    // Name every stream left with work and what it waits for, then what each hardware
-    // queue is stuck on.
-    const auto stream_name = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
-    const auto event_name = [this](uint32_t id) { return m_runtime->event_name(id); };
-    for (uint32_t id = 0; id < m_runtime->stream_count(); ++id)
-      if (const uint64_t n = host.stream_outstanding(id))
-        message += "; stream '" + stream_name(id) + "' has " + std::to_string(n) +
-                   " unfinished command(s) on hardware queue " +
-                   std::to_string(host.queue_of_stream(id)) + " and " +
-                   host.describe_stream_wait(id, stream_name, event_name);
-    for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
-           return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
-         }))
-      message += "; " + line;
-    throw SimulationError(message);
-  }
+        ", but no block can make progress" + describe_waits());
 
   RunReport report;
   report.config_name = m_platform->config().name;

@@ -11,6 +11,7 @@
 namespace npu {
 
 class Platform;
+class ProgressMonitor;
 class Tracer;
 
 /// One simulation: builds the platform from a config, runs a host program on the
@@ -26,7 +27,8 @@ public:
   void set_tracer(Tracer* tracer);
 
   /// Runs `program` in the host thread until it and all device work finished.
-  /// A deadlock or an invalid device access throws SimulationError.
+  /// A deadlock, an invalid device access, the simulated-time limit or simulated time
+  /// standing still (ProgressMonitor) throws SimulationError.
   RunReport run(const std::function<void(Runtime&)>& program);
 
   /// Hands every launch record to `sink` once the launch completed, in launch-id order,
@@ -34,8 +36,12 @@ public:
   void stream_launches(std::function<void(const LaunchRecord&)> sink);
 
 private:
+  /// What the host and the hardware queues wait for, for error messages.
+  std::string describe_waits() const;
+
   std::unique_ptr<Platform> m_platform;
   std::unique_ptr<Runtime> m_runtime;
+  std::unique_ptr<ProgressMonitor> m_monitor;
   LaunchTable m_table;
 };
 

@@ -6,6 +6,7 @@
 #include "models/scheduler/command.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <map>
 
@@ -14,6 +15,7 @@ namespace {
 
 constexpr uint64_t kMaxRepeat = 1'000'000'000ull;
 constexpr int kMaxNesting = 16;
+constexpr size_t kMaxFusedOps = 4096;
 
 // Names declared in one namespace of the testbench (kernels, buffers, ...).
 class NameTable {
@@ -157,6 +159,12 @@ KernelDesc read_fused_kernel(cfg::Section& s, const std::string& name, const Nam
                        "kernel '" + part + "' must be declared before the fused kernel '" + name +
                            "'");
     const KernelDesc& p = declared[index].desc;
+    // Fusing fused kernels doubles the op count at each level: 30 levels would be a
+    // billion ops, built before any limit could stop it.
+    if ((first ? 0 : d.fused.size() + 1) + p.fused.size() + 1 > kMaxFusedOps)
+      throw InputError(item.loc, s.key_path("fuse"),
+                       "fused kernel '" + name + "' would run more than " +
+                           std::to_string(kMaxFusedOps) + " ops");
     for (size_t i = 0; i <= p.fused.size(); ++i) {
       const OpSpec& op = i == 0 ? p.op : p.fused[i - 1];
       if (first)
@@ -593,6 +601,144 @@ Testbench load_testbench(const std::string& path, const std::vector<std::string>
   return read_testbench(root, path);
 }
 
+double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,
+                          std::string* why) {
+  const ComputeConfig& cc = config.compute;
+  const double period_ps = 1e12 / cc.frequency_hz;
+  const double units = std::max<uint32_t>(kernel.units, 1);
+  // Every byte an op moves is read from (or written to) DDR, SRAM or host memory.
+  double bytes_per_s = config.ddr.channels * config.ddr.channel_bytes_per_s() +
+                       static_cast<double>(config.sram.banks) * config.sram.bank_width_bytes *
+                           config.sram.frequency_hz;
+  if (config.interconnect.pcie.enabled)
+    bytes_per_s += 2 * config.interconnect.pcie.raw_bytes_per_s();
+  double total = static_cast<double>(cc.launch_overhead_cycles) * period_ps;
+  double largest = -1;
+  for (size_t i = 0; i <= kernel.fused.size(); ++i) {
+    const OpSpec& op = i == 0 ? kernel.op : kernel.fused[i - 1];
+    const OpExtent x = op_extent(op);
+    const double cpo = dtype_cycles_per_op(op.dtype);
+    const struct {
+      double ps;
+      const char* what;
+    } bounds[] = {
+        {static_cast<double>(x.unit_cycles) * period_ps, "its cycles"},
+        {static_cast<double>(x.macs) * cpo /
+             (units * static_cast<double>(cc.array.rows) * cc.array.cols) * period_ps,
+         "its MACs at the MAC arrays' peak rate"},
+        {static_cast<double>(x.vector_ops) * cpo / (units * cc.vector_lanes) * period_ps,
+         "its element operations at the vector units' peak rate"},
+        {static_cast<double>(x.bytes) / bytes_per_s * 1e12,
+         "its bytes at the memories' peak bandwidth"},
+    };
+    double op_ps = 0;
+    const char* op_why = "";
+    for (const auto& b : bounds)
+      if (b.ps > op_ps) {
+        op_ps = b.ps;
+        op_why = b.what;
+      }
+    total += op_ps;
+    if (why && op_ps > largest) {
+      largest = op_ps;
+      *why = op_why;
+    }
+  }
+  return total;
+}
+
+namespace {
+
+// "17.2s", "850us": three significant digits, for lower bounds that are not whole units.
+std::string approx_time(double ps) {
+  static const std::pair<const char*, double> kUnits[] = {
+      {"s", 1e12}, {"ms", 1e9}, {"us", 1e6}, {"ns", 1e3}};
+  for (const auto& [name, scale] : kUnits)
+    if (ps >= scale || scale == 1e3) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%.3g%s", ps / scale, name);
+      return text;
+    }
+  return "";
+}
+
+// Launches per stream and kernel, counting repeats and command-list submits (in doubles:
+// nested repeats of a billion would overflow 64 bits).
+using LaunchCounts = std::map<std::pair<uint32_t, uint32_t>, double>;
+void count_launches(const Testbench& tb, const std::vector<Step>& steps, double times,
+                    std::vector<std::vector<std::pair<uint32_t, double>>>& lists,
+                    LaunchCounts& counts, std::vector<std::pair<uint32_t, double>>* recording) {
+  for (const Step& s : steps) {
+    switch (s.kind) {
+    case Step::Kind::Launch:
+      if (recording)
+        recording->push_back({s.kernel, times});
+      else
+        counts[{s.stream, s.kernel}] += times;
+      break;
+    case Step::Kind::Repeat:
+      count_launches(tb, s.body, times * static_cast<double>(s.count), lists, counts, recording);
+      break;
+    case Step::Kind::CommandList:
+      lists[s.list].clear();
+      count_launches(tb, s.body, 1, lists, counts, &lists[s.list]);
+      break;
+    case Step::Kind::Submit:
+      for (const auto& [kernel, n] : lists[s.list])
+        counts[{s.stream, kernel}] += n * times;
+      break;
+    default:
+      break;
+    }
+  }
+}
+
+// Refuses a testbench whose launches on one stream need more than limits.sim_time at the
+// hardware's peak rates: the run could only end at the limit, after a long wait.
+void check_sim_time_bound(const Testbench& tb, const PlatformConfig& config) {
+  std::vector<std::vector<std::pair<uint32_t, double>>> lists(tb.command_lists.size());
+  LaunchCounts counts;
+  count_launches(tb, tb.program, 1, lists, counts, nullptr);
+  std::vector<double> min_ps(tb.kernels.size());
+  for (size_t k = 0; k < tb.kernels.size(); ++k)
+    min_ps[k] = kernel_min_time_ps(tb.kernels[k].desc, config);
+  std::map<uint32_t, double> stream_ps;
+  for (const auto& [key, n] : counts)
+    stream_ps[key.first] += n * min_ps[key.second];
+  const double limit_ps = static_cast<double>(config.limits.sim_time_ps);
+  for (const auto& [stream, total] : stream_ps) {
+    if (total <= limit_ps)
+      continue;
+    // Name the kernel that weighs most on this stream.
+    uint32_t worst = 0;
+    double worst_ps = -1, worst_n = 0;
+    for (const auto& [key, n] : counts)
+      if (key.first == stream && n * min_ps[key.second] > worst_ps) {
+        worst = key.second;
+        worst_ps = n * min_ps[key.second];
+        worst_n = n;
+      }
+    const Testbench::NamedKernel& k = tb.kernels[worst];
+    std::string why;
+    kernel_min_time_ps(k.desc, config, &why);
+    char count[32];
+    std::snprintf(count, sizeof count, "%.0f", worst_n);
+    const std::string stream_name = stream == 0 ? "default" : tb.streams[stream - 1].name;
+    std::string message = std::string(count) + (worst_n == 1 ? " launch" : " launches") +
+                          " on stream '" + stream_name + "' need" + (worst_n == 1 ? "s" : "") +
+                          " at least " + approx_time(worst_ps) + " of simulated time (" + why + ")";
+    if (total > worst_ps * 1.001)
+      message += ", the stream's launches together at least " + approx_time(total);
+    throw InputError(k.loc, "kernels." + k.desc.name,
+                     message + ", more than limits.sim_time of " +
+                         units::format_time_ps(config.limits.sim_time_ps) +
+                         "; raise limits.sim_time or --max-sim-time if the run is meant to be "
+                         "this long");
+  }
+}
+
+} // namespace
+
 void check_testbench(const Testbench& tb, const PlatformConfig& config) {
   for (const auto& k : tb.kernels)
     if (k.desc.units > config.compute.units)
@@ -610,6 +756,7 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config) {
                          "SRAM buffers need " + units::format_bytes(sram) +
                              " but sram.buffer_space is " +
                              units::format_bytes(config.sram.buffer_bytes));
+  check_sim_time_bound(tb, config);
 }
 
 void run_testbench(Runtime& rt, const Testbench& tb) {

@@ -81,8 +81,18 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file);
 /// Loads a testbench file; `overrides` (`key.path=value`, as --tb-set) change it first.
 Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides = {});
 
-/// Checks what depends on the hardware: kernel unit counts, SRAM buffer space.
+/// Checks what depends on the hardware: kernel unit counts, SRAM buffer space, and that
+/// no stream's launches need more than limits.sim_time even at the hardware's peak rates
+/// (such a run could only end at the limit, after a long wait).
 void check_testbench(const Testbench& tb, const PlatformConfig& config);
+
+/// A lower bound on one launch of `kernel` on `config`, in picoseconds: its setup cycles
+/// plus, per op, the larger of its work at the peak rate of the units it spans (MACs on the
+/// MAC arrays, element operations on the vector units, a `cycles` op's cycles) and its
+/// bytes at the memories' peak bandwidth together (DDR, SRAM, the host link). `why` (if
+/// given) names the bound that dominates.
+double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,
+                          std::string* why = nullptr);
 
 /// Runs the testbench's program through the runtime API (in the host thread).
 void run_testbench(Runtime& runtime, const Testbench& tb);

@@ -1,6 +1,7 @@
 // membench on DDR4-3200, one channel and rank: the bounds of issue 3, in process, and
 // the `npusim membench` command line.
 #include "cli/membench.h"
+#include "common/error.h"
 #include "config/node.h"
 #include "platform/platform_config.h"
 
@@ -97,6 +98,23 @@ TEST(Membench, TwoChannelsRouteByTheMappingAndDoubleTheStream) {
   const MembenchResult r = run_membench_engine(two, membench_pattern("seq_read", kRequests));
   EXPECT_GT(r.bandwidth_gbps, 1.5 * kRefreshAdjustedPeakGbps * 0.95);
   EXPECT_LE(r.bandwidth_gbps, 2 * kRefreshAdjustedPeakGbps);
+}
+
+// Generated as offered (constant memory), the pattern gives the figures the whole list does.
+TEST(Membench, AStreamedPatternGivesTheSameFiguresAsTheWholeList) {
+  MembenchPattern pattern("mix_rw", kRequests);
+  const MembenchResult streamed = run_membench_engine(
+      ddr4("RoBaCoBg"), [&pattern](MembenchAccess& out) { return pattern.next(out); });
+  const MembenchResult listed = bench("mix_rw");
+  EXPECT_EQ(streamed.requests, kRequests);
+  EXPECT_EQ(streamed.reads, listed.reads);
+  EXPECT_EQ(streamed.writes, listed.writes);
+  EXPECT_EQ(streamed.cycles, listed.cycles);
+  EXPECT_EQ(streamed.read_latency_mean_ns, listed.read_latency_mean_ns);
+  EXPECT_EQ(streamed.read_latency_p50_ns, listed.read_latency_p50_ns);
+  EXPECT_EQ(streamed.read_latency_p99_ns, listed.read_latency_p99_ns);
+  EXPECT_EQ(streamed.refreshes, listed.refreshes);
+  EXPECT_THROW(MembenchPattern("zigzag", 1), InputError);
 }
 
 // The command line: one JSON object on stdout, input errors with file:line:col.

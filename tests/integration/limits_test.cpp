@@ -1,6 +1,7 @@
 // The limits that keep a mistaken input from taking the machine down: simulated time
-// (limits.sim_time, --max-sim-time) and the simulator's memory (limits.memory,
-// --max-memory). Exceeding either stops the run with exit code 2, one line, no output.
+// (limits.sim_time, --max-sim-time), the simulator's memory (limits.memory, --max-memory)
+// and wall-clock time (limits.wall_time, --max-wall-time). Exceeding any stops the run
+// with exit code 2, one line, no output.
 #include "tests/integration/cli_helpers.h"
 
 #include <nlohmann/json.hpp>
@@ -39,6 +40,7 @@ TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
   EXPECT_EQ(report["config"]["limits"]["sim_time"], "200us");
   EXPECT_EQ(report["config"]["limits"]["memory"], "8GiB");
+  EXPECT_EQ(report["config"]["limits"]["wall_time"], "3600s");
   EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 199732.375, 1);
 }
 
@@ -84,12 +86,42 @@ TEST_F(LimitsTest, MemoryLimitStopsARunThatGrowsWithoutBound) {
 }
 
 TEST_F(LimitsTest, MemoryLimitCoversMembench) {
-  // 100 million requests of 16 bytes each need 1.5 GiB before the DDR model starts.
+  // No process of npusim fits in 1 MiB.
   const Result r = run("membench --config configs/edge-npu.yaml --pattern seq_read --requests "
-                       "100000000 --max-memory 128MiB");
-  expect_stopped(r, "npusim: error: the simulator's memory use passed its limit of 128MiB "
+                       "100000000 --max-memory 1MiB");
+  expect_stopped(r, "npusim: error: the simulator's memory use passed its limit of 1MiB "
                     "(limits.memory); raise it with --max-memory if the run is meant to be this "
                     "large");
+}
+
+const char* const kWallTime1s =
+    "npusim: error: the run passed its wall-clock time limit of 1s (limits.wall_time); raise "
+    "it with --max-wall-time if the run is meant to take this long";
+
+// A billion launches would take hours of wall time to simulate, even with the simulated-time
+// limit raised far enough; the wall-clock limit stops the run.
+TEST_F(LimitsTest, WallTimeLimitStopsALongRun) {
+  std::ofstream(m_dir / "long.yaml")
+      << "name: long\nkernels:\n  k: {op: cycles, cycles: 10}\nprogram:\n"
+         "  - repeat: {count: 1000000000, body: [{launch: {kernel: k, async: true}}]}\n";
+  const std::string run_long = "run --config configs/edge-npu.yaml --testbench " +
+                               (m_dir / "long.yaml").string() + " --out " +
+                               (m_dir / "out").string() + " --max-sim-time 100000s ";
+  expect_stopped(run(run_long + "--max-wall-time 1s"), kWallTime1s);
+  expect_stopped(run(run_long + "--set limits.wall_time=1s"), kWallTime1s);
+  expect_stopped(run(hello("--max-wall-time 0")),
+                 "npusim: --max-wall-time 0: error: must be at least 1ms, got 0");
+}
+
+// The documented maximum, 2^32 requests, used to end in bad_alloc: the requests were all
+// built before the DDR model started. They are generated as offered now, so the run stays
+// within 128 MiB until the wall-clock limit ends it.
+TEST_F(LimitsTest, MembenchOfTheMaximumRequestCountRunsInBoundedMemory) {
+  expect_stopped(run("membench --config configs/edge-npu.yaml --pattern rand_read --requests "
+                     "4294967296 --max-memory 128MiB --max-wall-time 2s"),
+                 "npusim: error: the run passed its wall-clock time limit of 2s "
+                 "(limits.wall_time); raise it with --max-wall-time if the run is meant to take "
+                 "this long");
 }
 
 TEST_F(LimitsTest, MalformedLimitsAreInputErrors) {

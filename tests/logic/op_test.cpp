@@ -1,4 +1,5 @@
 // Op cost summaries (op_work), im2col and fully-connected lowering, names and sizes.
+#include "common/checked_math.h"
 #include "models/compute/op.h"
 #include "models/compute/tiling.h"
 
@@ -171,6 +172,51 @@ TEST(OpSize, ProblemsAreNamed) {
   EXPECT_EQ(op_size_problem(matmul(64, 64, 64)), "");
   EXPECT_NE(op_size_problem(matmul(1 << 24, 1 << 24, 1 << 24)), "");
   EXPECT_NE(op_size_problem(conv(1, 1, 2, 2, 1, 5, 5, 1, 0)), "");
+}
+
+TEST(CheckedMath, ProductsThatDoNotFitAreReportedOrSaturate) {
+  EXPECT_EQ(checked_mul(1ull << 32, 1ull << 31), 1ull << 63);
+  EXPECT_FALSE(checked_mul(1ull << 32, 1ull << 32));
+  EXPECT_EQ(checked_product({1 << 24, 1 << 24, 1 << 15}), 1ull << 63);
+  EXPECT_FALSE(checked_product({1 << 24, 1 << 24, 1 << 24}));
+  EXPECT_FALSE(checked_add(~0ull, 1));
+  EXPECT_EQ(saturating_product({1 << 24, 1 << 24, 1 << 24}), ~0ull);
+  EXPECT_EQ(saturating_add(saturating_mul(~0ull, 2), 5), ~0ull);
+  EXPECT_EQ(saturating_product({3, 5, 7}), 105u);
+}
+
+// n x ho x wo = 2^72 im2col rows wrapped to 0: the op passed as no work at all and the run
+// looped at zero simulated time. Every product of sizes is now checked.
+TEST(OpSize, Conv2dRowCountThatOverflowsIsTooMuchWork) {
+  const OpSpec big = conv(1 << 24, 1, 1 << 24, 1 << 24, 1, 1, 1, 1, 0);
+  EXPECT_EQ(op_size_problem(big), "too much work to simulate (over 1e18 operations)");
+  EXPECT_EQ(op_extent(big).macs, ~0ull);
+  uint64_t m = 0, n = 0, k = 0;
+  EXPECT_THROW(lowered_matmul(big, &m, &n, &k), std::overflow_error);
+  // The planner refuses it too, rather than planning with wrapped sizes.
+  EXPECT_THROW(plan_tiles(big, ComputeModel{}, 1 << 20, 1, 0), std::overflow_error);
+  // Products that wrap to a small non-zero number are caught the same way.
+  OpSpec pool = conv(1 << 24, 1 << 24, 1 << 24, 1 << 24, 0, 1, 1, 1, 0);
+  pool.kind = OpKind::Pool;
+  EXPECT_EQ(op_size_problem(pool), "too much work to simulate (over 1e18 operations)");
+  OpSpec rows;
+  rows.kind = OpKind::Softmax;
+  rows.rows = rows.cols = 1 << 24;
+  EXPECT_EQ(op_size_problem(rows), "");
+  rows.dtype = DType::Fp32;
+  EXPECT_EQ(op_size_problem(rows), "operands too large (over 1e15 bytes)");
+}
+
+TEST(OpExtent, CountsEachOperandOnce) {
+  const OpExtent mm = op_extent(matmul(64, 32, 16, DType::Fp16));
+  EXPECT_EQ(mm.macs, 64u * 32 * 16);
+  EXPECT_EQ(mm.bytes, (64u * 16 + 16 * 32 + 64 * 32) * 2);
+  OpSpec e;
+  e.kind = OpKind::Elementwise;
+  e.elements = 1000;
+  e.inputs = 2;
+  EXPECT_EQ(op_extent(e).vector_ops, 1000u);
+  EXPECT_EQ(op_extent(e).bytes, 3000u);
 }
 
 TEST(OpNames, RoundTripAndSizes) {

@@ -44,6 +44,33 @@ bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// A loop of zero-time waits never reaches --max-sim-time; the progress monitor stops it
+// and says where time stood still and what the host was doing.
+TEST(RuntimeProgress, ALoopAtZeroSimulatedTimeIsStoppedAndNamed) {
+  const std::string e = error_of([](Runtime& rt) {
+    rt.host_work(5000);
+    while (true)
+      sc_core::wait(sc_core::SC_ZERO_TIME);
+  });
+  EXPECT_EQ(e, "simulation stuck at 5 ns: over 1000000 delta cycles without simulated time "
+               "advancing, so --max-sim-time could never end it; the host is running its "
+               "program");
+}
+
+// A C++ program's kernels get the checks a YAML testbench's get: a conv2d of 2^72 im2col
+// rows (which wrapped to 0) is refused when it is loaded.
+TEST(RuntimeLoadKernel, AnOpWhoseSizesDoNotFitIsRefused) {
+  const std::string e = error_of([](Runtime& rt) {
+    KernelDesc k;
+    k.name = "big";
+    k.op.kind = OpKind::Conv2d;
+    k.op.batch = k.op.height = k.op.width = 1 << 24;
+    k.op.channels = k.op.filters = k.op.r = k.op.s = 1;
+    rt.launch(rt.load_kernel(k), {});
+  });
+  EXPECT_EQ(e, "kernel 'big': conv2d: too much work to simulate (over 1e18 operations)");
+}
+
 TEST(RuntimeMalloc, EveryBufferIsAlignedTo256BytesAndBuffersDoNotOverlap) {
   Simulation sim(test::config_from_yaml(kPlatform));
   std::vector<Buffer> buffers;

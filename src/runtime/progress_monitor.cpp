@@ -1,0 +1,63 @@
+#include "runtime/progress_monitor.h"
+
+#include "common/error.h"
+#include "common/tlm_util.h"
+
+#include <chrono>
+
+namespace npu {
+
+ProgressMonitor::ProgressMonitor(std::function<std::string()> describe, uint64_t max_deltas)
+    : sc_prim_channel(sc_core::sc_gen_unique_name("progress_monitor")),
+      m_describe(std::move(describe)), m_max_deltas(max_deltas) {}
+
+ProgressMonitor::~ProgressMonitor() {
+  stop();
+}
+
+void ProgressMonitor::start() {
+  stop();
+  m_stop = false;
+  m_thread = std::thread([this] { tick(); });
+}
+
+void ProgressMonitor::stop() {
+  if (!m_thread.joinable())
+    return;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_stop = true;
+  }
+  m_wake.notify_all();
+  m_thread.join();
+}
+
+void ProgressMonitor::tick() {
+  // Often enough that a spinning run stops within a second or two; the look costs one
+  // update call, nothing while the run makes progress.
+  constexpr auto kPeriod = std::chrono::milliseconds(250);
+  std::unique_lock<std::mutex> lock(m_mutex);
+  while (!m_wake.wait_for(lock, kPeriod, [this] { return m_stop; }))
+    async_request_update();
+}
+
+void ProgressMonitor::update() {
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t deltas = sc_core::sc_delta_count();
+  if (now != m_time_ps) {
+    m_time_ps = now;
+    m_deltas = deltas;
+    return;
+  }
+  if (deltas - m_deltas < m_max_deltas)
+    return;
+  m_deltas = deltas; // one report per standstill
+  const std::string message =
+      "simulation stuck at " + std::to_string(now / 1000) + " ns: over " +
+      std::to_string(m_max_deltas) +
+      " delta cycles without simulated time advancing, so --max-sim-time could never end it; " +
+      m_describe();
+  guarded([&message] { throw SimulationError(message); });
+}
+
+} // namespace npu

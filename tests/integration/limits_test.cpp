@@ -106,7 +106,7 @@ TEST_F(LimitsTest, WallTimeLimitStopsALongRun) {
          "  - repeat: {count: 1000000000, body: [{launch: {kernel: k, async: true}}]}\n";
   const std::string run_long = "run --config configs/edge-npu.yaml --testbench " +
                                (m_dir / "long.yaml").string() + " --out " +
-                               (m_dir / "out").string() + " --max-sim-time 100000s ";
+                               (m_dir / "out").string() + " --max-sim-time 86400s ";
   expect_stopped(run(run_long + "--max-wall-time 1s"), kWallTime1s);
   expect_stopped(run(run_long + "--set limits.wall_time=1s"), kWallTime1s);
   expect_stopped(run(hello("--max-wall-time 0")),

@@ -9,7 +9,7 @@
 namespace npu {
 
 /// Temporary outputs to delete if the process is ended at once (by a signal or a
-/// MemoryGuard): a writer registers its temporary file or directory while it exists and
+/// RunGuard): a writer registers its temporary file or directory while it exists and
 /// forgets it once it is renamed into place or removed.
 void remove_if_stopped(const std::string& path);
 void forget_if_stopped(const std::string& path);

@@ -83,12 +83,16 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     report.testbench_name = program.name;
     report.testbench_file = program.file;
     const nlohmann::ordered_json document = to_json(report);
-    if (out) {
-      out->write("report.json", dump_report(document));
-      out->commit();
+    {
+      // Both outputs or neither: a signal that arrives now waits until both are in place.
+      const auto publishing = lock_temp_outputs();
+      if (out) {
+        out->write("report.json", dump_report(document));
+        out->commit();
+      }
+      if (trace) // renamed into place only now: a failed run leaves no trace file
+        trace->commit();
     }
-    if (trace) // renamed into place only now: a failed run leaves no trace file
-      trace->commit();
     print_summary(std::cout, document, options.format);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.

@@ -100,7 +100,7 @@ TEST_F(SignalsTest, RunLeavesEitherCompleteOutputsOrNothing) {
                                     "--config",
                                     "configs/edge-npu.yaml",
                                     "--testbench",
-                                    "testbenches/launch_rate.yaml",
+                                    "testbenches/multi_stream.yaml",
                                     "--out",
                                     (dir / "out").string(),
                                     "--trace",
@@ -110,6 +110,8 @@ TEST_F(SignalsTest, RunLeavesEitherCompleteOutputsOrNothing) {
   };
   fs::create_directories(m_dir / "full");
   const double full_s = wall_s(args(m_dir / "full"), kSource);
+  const size_t launches = read_csv(m_dir / "full" / "out" / "launches.csv").size();
+  ASSERT_GT(launches, 10u);
   constexpr int kPoints = 24;
   int stopped = 0;
   for (int i = 0; i < kPoints; ++i) {
@@ -123,7 +125,7 @@ TEST_F(SignalsTest, RunLeavesEitherCompleteOutputsOrNothing) {
     // A signal after the outputs were published (while the summary is printed) still
     // ends the process by it: then both outputs are there and complete.
     if (status == 0 || !fs::is_empty(dir)) {
-      EXPECT_EQ(read_csv(dir / "out" / "launches.csv").size(), 100000u);
+      EXPECT_EQ(read_csv(dir / "out" / "launches.csv").size(), launches);
       EXPECT_NO_THROW(nlohmann::json::parse(slurp(dir / "out" / "report.json")));
       EXPECT_NO_THROW(nlohmann::json::parse(slurp(dir / "trace.json")));
     }

@@ -162,10 +162,11 @@ double CostModel::time(const Estimate& e) const {
   const double descriptor_s =
       e.descriptors * share * u * t.descriptor_s / std::max<uint32_t>(t.dma_channels, 1);
   const double memory_s = std::max({ddr_s, port_s, descriptor_s});
-  const double exposed = e.first_load_s + e.last_store_s;
+  // Buffered, loads and stores overlap compute but for the first load and last store;
+  // single-buffered, every transfer waits for compute and the other way round.
   if (t.buffers >= 2)
-    return std::max(compute_s, memory_s) + exposed;
-  return compute_s + memory_s + exposed;
+    return std::max(compute_s, memory_s) + e.first_load_s + e.last_store_s;
+  return compute_s + memory_s + t.latency_s;
 }
 
 } // namespace npu

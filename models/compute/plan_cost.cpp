@@ -136,8 +136,12 @@ double CostModel::transfer_seconds(const AccessPattern& a, double count) const {
   const double bursts = a.rows > 1 && a.stride != a.row_bytes
                             ? a.rows * std::ceil(a.row_bytes / burst)
                             : std::ceil(a.bytes() / burst);
-  const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) *
-                           std::max<uint32_t>(t.dma_outstanding, 1);
+  // As many bursts per channel as its slots and its read buffer allow.
+  const double burst_len = std::min(burst, a.row_bytes);
+  const double per_channel =
+      std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst_len), 1.0,
+                 static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
+  const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) * per_channel;
   const double by_bursts = bursts * t.latency_s / in_flight;
   return count * std::max({by_bandwidth, by_activations, by_bursts});
 }

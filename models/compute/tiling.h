@@ -68,7 +68,8 @@ struct PlanTarget {
   double unit_hz = 1e9;                 ///< unit clock
   uint32_t units = 4;                   ///< units sharing the DMA engine and DDR
   uint32_t dma_channels = 4;            ///< DMA channels (shared by the units)
-  uint32_t dma_outstanding = 8;         ///< bursts in flight per DMA channel
+  uint32_t dma_outstanding = 8;         ///< bursts in flight per DMA channel (slots)
+  uint64_t dma_buffer_bytes = 2048;     ///< read data in flight per DMA channel
   uint64_t dma_burst_bytes = 256;       ///< the largest DMA burst (a row is cut into these)
   double descriptor_s = 100e-9;         ///< one DMA descriptor's setup
   double ddr_bytes_per_s = 25.6e9;      ///< DDR peak, all channels

@@ -15,6 +15,7 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   t.units = c.units;
   t.dma_channels = config.dma.channels;
   t.dma_outstanding = config.dma.outstanding;
+  t.dma_buffer_bytes = config.dma.buffer_bytes;
   t.dma_burst_bytes = config.dma.burst_bytes;
   t.descriptor_s = static_cast<double>(config.dma.setup_latency_ps) * 1e-12;
   t.ddr_bytes_per_s = config.ddr.channel_bytes_per_s() * config.ddr.channels;

@@ -29,7 +29,7 @@ protected:
   }
 };
 
-// hello simulates 174.749 us: a limit below that stops it, one above lets it finish.
+// hello simulates 181.955 us: a limit below that stops it, one above lets it finish.
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   expect_stopped(run(hello("--max-sim-time 100us")),
                  "npusim: error: simulated time limit of 100us reached after 2 launches, the "
@@ -41,7 +41,7 @@ TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   EXPECT_EQ(report["config"]["limits"]["sim_time"], "200us");
   EXPECT_EQ(report["config"]["limits"]["memory"], "8GiB");
   EXPECT_EQ(report["config"]["limits"]["wall_time"], "3600s");
-  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 174748.625, 1);
+  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 181954.875, 1);
 }
 
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheConfigAndSet) {

@@ -94,9 +94,9 @@ Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoi
   e.ddr_s = cost.transfer_seconds(a, a_bytes / a.bytes()) +
             cost.transfer_seconds(b, b_bytes / b.bytes()) +
             cost.transfer_seconds(o, c_bytes / o.bytes());
-  e.descriptors = e.tiles * static_cast<double>(low.a_descriptors(c.mt, c.kt) + 1) + e.blocks;
-  e.first_load_s = cost.exposed_seconds(a.bytes() + b.bytes(),
-                                        static_cast<double>(low.a_descriptors(c.mt, c.kt) + 1));
+  const auto tile_descriptors = static_cast<double>(low.a_descriptors(c.mt, c.kt) + 1);
+  e.descriptors = e.tiles * tile_descriptors + e.blocks;
+  e.first_load_s = cost.exposed_seconds(a.bytes() + b.bytes(), tile_descriptors);
   e.last_store_s = cost.exposed_seconds(o.bytes(), 1);
   return e;
 }

@@ -99,9 +99,7 @@ public:
   }
   Choice pick() const {
     constexpr double kTolerance = 1.01;
-    double best = m_all.front().time;
-    for (const auto& x : m_all)
-      best = std::min(best, x.time);
+    const double best = best_time();
     const Entry* chosen = nullptr;
     for (const auto& x : m_all) {
       if (x.time > best * kTolerance)

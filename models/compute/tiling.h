@@ -66,7 +66,6 @@ struct PlanTarget {
   uint64_t partition_bytes = 112 << 10; ///< the unit's SRAM for tiles
   uint32_t buffers = 2;                 ///< operand and result buffers each (2: double)
   double unit_hz = 1e9;                 ///< unit clock
-  uint32_t units = 4;                   ///< units sharing the DMA engine and DDR
   uint32_t dma_channels = 4;            ///< DMA channels (shared by the units)
   uint32_t dma_outstanding = 8;         ///< bursts in flight per DMA channel (slots)
   uint64_t dma_buffer_bytes = 2048;     ///< read data in flight per DMA channel

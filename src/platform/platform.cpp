@@ -12,7 +12,6 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   t.partition_bytes = partition_bytes;
   t.buffers = c.buffers;
   t.unit_hz = c.frequency_hz;
-  t.units = c.units;
   t.dma_channels = config.dma.channels;
   t.dma_outstanding = config.dma.outstanding;
   t.dma_buffer_bytes = config.dma.buffer_bytes;

@@ -97,7 +97,6 @@ PlanTarget unlimited(const Case& c) {
   t.model.array = {c.rows, c.cols};
   t.model.dataflow = c.dataflow;
   t.partition_bytes = 1ull << 30;
-  t.units = 1;
   t.ddr_bytes_per_s = t.port_bytes_per_s = t.ddr_activates_per_s = 1e18;
   t.latency_s = t.descriptor_s = 0;
   return t;

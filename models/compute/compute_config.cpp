@@ -15,6 +15,7 @@ ComputeConfig read_compute_config(cfg::Section& s) {
   c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
   c.launch_overhead_cycles = static_cast<uint64_t>(s.integer(
       "launch_overhead_cycles", static_cast<int64_t>(c.launch_overhead_cycles), 0, 1'000'000));
+  c.buffers = static_cast<uint32_t>(s.integer("buffers", c.buffers, 1, 4));
   s.finish();
   return c;
 }

@@ -15,6 +15,7 @@ struct ComputeConfig {
   uint32_t vector_lanes = 64; ///< vector-unit lanes (8-bit element operations per cycle)
   double frequency_hz = 1e9;
   uint64_t launch_overhead_cycles = 100; ///< unit-local setup before the first instruction
+  uint32_t buffers = 2; ///< operand and result buffers per unit (2: double buffering)
 
   /// The parts the cost formulas use.
   ComputeModel model() const { return {array, dataflow, vector_lanes}; }

@@ -17,9 +17,11 @@ constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
 } // namespace
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
-                         ICache& icache, DmaEngine& dma, Region sram_partition)
+                         ICache& icache, DmaEngine& dma, Region sram_partition,
+                         const PlanTarget& target)
     : sc_module(name), m_config(config), m_index(index), m_icache(icache), m_dma(dma),
-      m_sram(sram_partition), m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
+      m_sram(sram_partition), m_target(target),
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_load_pool("loads", kStreams), m_store_pool("stores", kStreams) {
   SC_HAS_PROCESS(ComputeUnit);
   SC_THREAD(run);
@@ -80,8 +82,7 @@ const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op)
     }
   }
   try {
-    m_plans.push_front({op, job.units, job.share,
-                        plan_tiles(op, m_config.model(), m_sram.bytes, job.units, job.share)});
+    m_plans.push_front({op, job.units, job.share, plan_tiles(op, m_target, job.units, job.share)});
   } catch (const std::runtime_error& e) {
     throw SimulationError("launch " + std::to_string(job.launch_id) + " on compute unit " +
                           std::to_string(m_index) + ": " + e.what());
@@ -170,9 +171,10 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
         sc_core::wait(m_loaded);
       Tile tile = std::move(m_ready.front());
       m_ready.pop_front();
-      // Results go to result buffer (issued % 2): wait until its previous store is done.
+      // Results go to result buffer (issued % result buffers): wait until its previous
+      // store is done.
       if (!tile.stores.empty())
-        while (m_results_issued >= m_results_stored + 2)
+        while (m_results_issued >= m_results_stored + plan.result_buffers())
           sc_core::wait(m_stored);
       m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
       fetch_hot_loop(job, result);
@@ -211,11 +213,12 @@ void ComputeUnit::load_loop() {
       while (!m_running || m_next_load >= m_plan->size())
         sc_core::wait(m_load_go);
       const uint64_t i = m_next_load;
-      // Operand buffer i % 2 is free once tile i - 2 has been computed.
-      while (i >= m_computed + 2)
+      // Operand buffer i % buffers is free once tile i - buffers has been computed.
+      const uint64_t buffers = m_plan->buffers();
+      while (i >= m_computed + buffers)
         sc_core::wait(m_computed_event);
       Tile tile = m_plan->tile(i);
-      move(tile.loads, true, (i % 2) * m_plan->operand_buffer_bytes(), m_load_pool);
+      move(tile.loads, true, (i % buffers) * m_plan->operand_buffer_bytes(), m_load_pool);
       m_ready.push_back(std::move(tile));
       ++m_next_load;
       m_loaded.notify(sc_core::SC_ZERO_TIME);
@@ -229,8 +232,8 @@ void ComputeUnit::store_loop() {
       while (m_to_store.empty())
         sc_core::wait(m_store_go);
       const PendingStore& s = m_to_store.front();
-      const uint64_t buffer =
-          2 * m_plan->operand_buffer_bytes() + (s.result % 2) * m_plan->result_buffer_bytes();
+      const uint64_t buffer = m_plan->buffers() * m_plan->operand_buffer_bytes() +
+                              (s.result % m_plan->result_buffers()) * m_plan->result_buffer_bytes();
       move(s.stores, false, buffer, m_store_pool);
       m_to_store.pop_front();
       ++m_results_stored;

@@ -34,8 +34,10 @@ public:
   /// Smallest part a one-row descriptor is split into to spread it over channels.
   static constexpr uint64_t kMinSplitBytes = 4096;
 
+  /// `target` is what the tile planner knows of the hardware (its partition_bytes is
+  /// the size of `sram_partition`).
   ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index, ICache& icache,
-              DmaEngine& dma, Region sram_partition);
+              DmaEngine& dma, Region sram_partition, const PlanTarget& target);
 
   /// Hands a job to the unit; `done` runs in the unit's thread when it finishes.
   void start(KernelJob job, DoneCallback done);
@@ -82,6 +84,7 @@ private:
   ICache& m_icache;
   DmaEngine& m_dma;
   Region m_sram;
+  PlanTarget m_target;
   uint64_t m_period_ps;
   std::optional<KernelJob> m_job;
   DoneCallback m_done;

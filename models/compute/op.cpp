@@ -113,7 +113,7 @@ void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
   *m = *n = *k = 0;
   switch (op.kind) {
   case OpKind::Matmul:
-    *m = op.m;
+    *m = saturating_mul(std::max<uint64_t>(op.batch, 1), op.m);
     *n = op.n;
     *k = op.k;
     break;
@@ -137,6 +137,22 @@ void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
   }
 }
 
+GemmShape gemm_shape(const OpSpec& op) {
+  GemmShape g;
+  if (op.kind != OpKind::Matmul && op.kind != OpKind::Conv2d && op.kind != OpKind::FullyConnected)
+    return g;
+  if (op.kind == OpKind::Matmul) {
+    g.batches = std::max<uint64_t>(op.batch, 1);
+    g.m = op.m;
+    g.n = op.n;
+    g.k = op.k;
+    return g;
+  }
+  g.batches = 1;
+  lowered_matmul(op, &g.m, &g.n, &g.k);
+  return g;
+}
+
 OpExtent op_extent(const OpSpec& op) {
   // Saturating: a product that does not fit stays at UINT64_MAX through every later step.
   const uint64_t es = dtype_bytes(op.dtype);
@@ -158,8 +174,11 @@ OpExtent op_extent(const OpSpec& op) {
       lowered_matmul(op, &m, &n, &k);
     }
     x.macs = saturating_product({m, n, k});
-    const uint64_t elements = saturating_add(
-        saturating_add(saturating_mul(m, k), saturating_mul(k, n)), saturating_mul(m, n));
+    // A batched matmul has one B per batch.
+    const uint64_t b_copies = op.kind == OpKind::Matmul ? std::max<uint64_t>(op.batch, 1) : 1;
+    const uint64_t elements =
+        saturating_add(saturating_add(saturating_mul(m, k), saturating_product({b_copies, k, n})),
+                       saturating_mul(m, n));
     x.bytes = saturating_mul(elements, es);
     break;
   }

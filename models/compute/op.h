@@ -43,7 +43,7 @@ struct OpSpec {
   DType dtype = DType::Int8;
   uint64_t cycles = 0;          ///< cycles: unit cycles
   uint64_t iterations = 1;      ///< cycles: hot-loop iterations the cycles are spread over
-  uint64_t m = 0, n = 0, k = 0; ///< matmul: (m x k) * (k x n)
+  uint64_t m = 0, n = 0, k = 0; ///< matmul: (m x k) * (k x n), `batch` times (0 = 1)
   // conv2d (NHWC input n x h x w x c, k filters of r x s x c), depthwise_conv2d, pool
   uint64_t batch = 0, channels = 0, height = 0, width = 0, filters = 0, r = 0, s = 0;
   uint64_t stride = 1, pad = 0;
@@ -88,6 +88,16 @@ OpWork op_work(const OpSpec& op, const ArrayShape& array, uint32_t units);
 /// std::overflow_error when conv2d's row count does not fit in 64 bits (an op that
 /// passed op_size_problem() always fits).
 void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k);
+
+/// The GEMMs an op lowers to: `batches` independent (m x k) * (k x n) products. A
+/// batched matmul has one per batch; conv2d by im2col is one GEMM of m = n x ho x wo
+/// rows (the images side by side), n = filters, k = c x r x s; fully_connected one of
+/// m = batch rows. All zero for ops that are not GEMMs. Sizes an op that passed
+/// op_size_problem() has always fit in 64 bits.
+struct GemmShape {
+  uint64_t batches = 0, m = 0, n = 0, k = 0;
+};
+GemmShape gemm_shape(const OpSpec& op);
 
 /// Output height and width of conv2d, depthwise_conv2d and pool (0 when the window
 /// does not fit the padded input).

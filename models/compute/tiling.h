@@ -9,14 +9,16 @@
 namespace npu {
 
 /// Systolic steps of one SRAM tile, (mt x kt) * (kt x nt), on the array; one step is
-/// dtype_cycles_per_op() cycles. The tile runs as array passes of at most rows x cols:
-///  output_stationary: each rows x cols block of outputs stays in the PEs while kt
-///    reduction steps stream past: kt + r + c - 2 per pass (r x c the block).
-///  weight_stationary: a k x c block of weights (k <= rows) is shifted in (k steps),
-///    then the tile's mt input rows stream through: k + mt + k + c - 2 per pass.
-///  input_stationary: a k x m block of inputs (k <= rows, m <= cols) is shifted in,
-///    then the tile's nt weight columns stream through: k + nt + k + m - 2 per pass.
+/// dtype_cycles_per_op() cycles. The tile runs as folds of the full rows x cols array,
+/// and every fold pays the whole array's fill and drain, however much of it is occupied
+/// (as real arrays and SCALE-Sim do; models/compute/README.md, "Compute time"):
+///  output_stationary: ceil(mt/rows) x ceil(nt/cols) folds of kt + rows + cols - 2.
+///  weight_stationary: ceil(kt/rows) x ceil(nt/cols) folds of mt + 2 rows + cols - 2.
+///  input_stationary: ceil(kt/rows) x ceil(mt/cols) folds of nt + 2 rows + cols - 2.
 uint64_t gemm_tile_steps(Dataflow dataflow, const ArrayShape& array, uint64_t mt, uint64_t nt,
+                         uint64_t kt);
+/// Folds of the array one tile takes (the first factor of gemm_tile_steps()).
+uint64_t gemm_tile_folds(Dataflow dataflow, const ArrayShape& array, uint64_t mt, uint64_t nt,
                          uint64_t kt);
 /// Cycles of `ops` element operations of type `dtype` on `lanes` vector lanes.
 uint64_t vector_cycles(uint64_t ops, uint32_t lanes, DType dtype);
@@ -49,13 +51,52 @@ struct Tile {
   std::vector<TileTransfer> stores; ///< empty unless the tile finishes results
   Engine engine = Engine::None;
   uint64_t cycles = 0;     ///< unit cycles of compute
+  uint64_t folds = 0;      ///< MAC-array folds
   uint64_t macs = 0;       ///< useful MACs on the array
   uint64_t vector_ops = 0; ///< useful element operations on the vector unit
 };
 
+/// What the planner knows of the hardware that a unit's tiles move through: the
+/// unit, its SRAM partition and buffering, the DMA engine and the path to DDR. The
+/// platform fills it from the config (plan_target_of() in src/platform); the defaults
+/// are those of configs/edge-npu.yaml. Used only to choose tile sizes: the timing of
+/// a run comes from the simulation.
+struct PlanTarget {
+  ComputeModel model;
+  uint64_t partition_bytes = 112 << 10; ///< the unit's SRAM for tiles
+  uint32_t buffers = 2;                 ///< operand and result buffers each (2: double)
+  double unit_hz = 1e9;                 ///< unit clock
+  uint32_t dma_channels = 4;            ///< DMA channels (shared by the units)
+  uint32_t dma_outstanding = 8;         ///< bursts in flight per DMA channel (slots)
+  uint64_t dma_buffer_bytes = 2048;     ///< read data in flight per DMA channel
+  uint64_t dma_burst_bytes = 256;       ///< the largest DMA burst (a row is cut into these)
+  double descriptor_s = 100e-9;         ///< one DMA descriptor's setup
+  double ddr_bytes_per_s = 25.6e9;      ///< DDR peak, all channels
+  double port_bytes_per_s = 64e9;       ///< interconnect target port (DDR's, SRAM's)
+  double latency_s = 200e-9;            ///< a read's round trip, DMA to DDR and back
+  uint64_t ddr_access_bytes = 32;       ///< a DDR read or write moves at least this
+  uint64_t ddr_row_bytes = 2048;        ///< one bank's row (page)
+  uint32_t ddr_interleave = 4;          ///< rows consecutive addresses spread over
+  double ddr_activates_per_s = 400e6;   ///< row activations per second, all channels
+};
+
+/// The chosen tiling of one share, for reports (sums over the share's tiles).
+struct TilingSummary {
+  std::string shape;                   ///< tile dimensions, e.g. "mt=128 nt=128 kt=32"
+  uint64_t tiles = 0;                  ///< SRAM tiles
+  uint64_t folds = 0;                  ///< MAC-array folds (passes of the full array)
+  uint64_t array_cycles = 0;           ///< MAC-array cycles, fill and drain included
+  uint64_t vector_cycles = 0;          ///< vector-unit cycles
+  std::vector<uint64_t> operand_bytes; ///< size of each input operand (read once)
+  std::vector<uint64_t> load_bytes;    ///< bytes loaded per input operand
+  uint64_t result_bytes = 0;           ///< size of the result
+  uint64_t store_bytes = 0;            ///< bytes stored
+  uint64_t macs = 0, vector_ops = 0;
+};
+
 /// How one unit's share of an op is split into SRAM tiles. Tiles are produced on
-/// demand (a plan may have many). The share's SRAM partition holds two operand
-/// buffers, two result buffers and an accumulator (see footprint_bytes()).
+/// demand (a plan may have many). The share's SRAM partition holds the operand
+/// buffers, the result buffers and an accumulator (see footprint_bytes()).
 class TilePlan {
 public:
   /// Tiles of this share.
@@ -66,9 +107,14 @@ public:
   uint64_t operand_buffer_bytes() const { return m_operand_bytes; }
   uint64_t result_buffer_bytes() const { return m_result_bytes; }
   uint64_t accumulator_bytes() const { return m_accumulator_bytes; }
-  /// 2 operand buffers + 2 result buffers + accumulator.
+  /// Operand buffers (2: double buffering).
+  uint32_t buffers() const { return m_buffers; }
+  /// Result buffers: as many as operand buffers, but one when each result takes
+  /// several tiles (a split reduction): it is stored while the next result's tiles run.
+  uint32_t result_buffers() const { return m_chunks > 1 ? 1 : m_buffers; }
+  /// buffers x operand buffer + result_buffers x result buffer + accumulator.
   uint64_t footprint_bytes() const {
-    return 2 * m_operand_bytes + 2 * m_result_bytes + m_accumulator_bytes;
+    return m_buffers * m_operand_bytes + result_buffers() * m_result_bytes + m_accumulator_bytes;
   }
   /// Independent output blocks of the whole op, and tiles per block (reduction chunks
   /// or passes); a share owns a contiguous range of blocks.
@@ -78,13 +124,14 @@ public:
   const std::string& shape() const { return m_shape; }
   /// Sums over every tile of the share.
   OpWork totals() const;
+  /// The tiling for reports: totals by operand, folds and array cycles.
+  TilingSummary summary() const;
 
 private:
-  friend TilePlan plan_tiles(const OpSpec&, const ComputeModel&, uint64_t, uint32_t, uint32_t);
-  enum class Kind { Cycles, Gemm, Conv, Window, Elementwise, Rows, RowChunks };
+  friend class PlanBuilder;
+  enum class Kind { Cycles, Gemm, Window, Elementwise, Rows, RowChunks };
 
   Tile gemm_tile(uint64_t block, uint64_t chunk) const;
-  Tile conv_tile(uint64_t block, uint64_t chunk) const;
   Tile window_tile(uint64_t block) const;
   Tile elementwise_tile(uint64_t block) const;
   Tile rows_tile(uint64_t block) const;
@@ -94,21 +141,29 @@ private:
   OpSpec m_op;
   ComputeModel m_model;
   uint64_t m_es = 1; ///< element bytes
+  uint32_t m_buffers = 2;
   // Tile dimensions (which apply depends on the kind).
-  uint64_t m_mt = 0, m_nt = 0, m_kt = 0; ///< gemm; conv: m_nt filters per tile
-  uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< conv/window: output rows, cols, channels; rows
+  uint64_t m_mt = 0, m_nt = 0, m_kt = 0; ///< gemm (conv2d: kt = channels x r x s)
+  uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< window: output rows, cols, channels; rows
   uint64_t m_te = 0;                     ///< elementwise elements; row chunk elements
   uint64_t m_blocks = 1;
   uint64_t m_chunks = 1;
   uint64_t m_block_begin = 0, m_block_end = 1;
   uint64_t m_operand_bytes = 0, m_result_bytes = 0, m_accumulator_bytes = 0;
+  uint64_t m_a_buffer_bytes = 0; ///< gemm: where B starts in the operand buffer
   std::string m_shape;
 };
 
-/// Plans share `share` of `units` of `op` on a unit with `partition_bytes` of SRAM.
-/// Tile dimensions are chosen to minimise the estimated time of the slowest share,
-/// max(compute, traffic / 16 B per cycle) plus one tile's load and store, preferring
-/// less DDR traffic among choices within 1% of the best.
+/// Plans share `share` of `units` of `op` for `target`. Tile dimensions minimise the
+/// estimated time of the slowest share: compute (folds with fill and drain) against
+/// memory (DDR bytes, row activations, DMA descriptors, the port), overlapped by the
+/// buffering, plus what it cannot hide. GEMM tiles are multiples of the array where
+/// the operand allows; the reduction is split only when a whole-K tile of one array
+/// fold does not fit. Among plans within 1% of the best, the least DDR traffic wins.
+/// See models/compute/README.md, "Tiling".
+TilePlan plan_tiles(const OpSpec& op, const PlanTarget& target, uint32_t units, uint32_t share);
+/// The same for a unit of `model` with `partition_bytes` of SRAM, the rest as PlanTarget's
+/// defaults.
 TilePlan plan_tiles(const OpSpec& op, const ComputeModel& model, uint64_t partition_bytes,
                     uint32_t units, uint32_t share);
 

@@ -92,8 +92,8 @@ std::string check_dram_mapping(const DramSpec& spec, const std::vector<DramField
   return "";
 }
 
-AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>& order)
-    : m_order(order) {
+AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>& order, bool hash)
+    : m_order(order), m_hash(hash) {
   std::string error = check_dram_spec(spec);
   if (error.empty())
     error = check_dram_mapping(spec, order);
@@ -111,6 +111,24 @@ AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>&
   m_top_shift = shift;
 }
 
+namespace {
+// `x` folded by XOR into `bits` bits (0 when bits is 0).
+uint64_t fold(uint64_t x, uint32_t bits) {
+  if (bits == 0)
+    return 0;
+  const uint64_t mask = (uint64_t{1} << bits) - 1;
+  uint64_t h = 0;
+  for (; x != 0; x >>= bits)
+    h ^= x & mask;
+  return h;
+}
+} // namespace
+
+uint64_t AddressMapper::channel_hash(uint64_t addr) const {
+  const uint32_t above = m_shift[kCh] + m_bits[kCh];
+  return above >= 64 ? 0 : fold(addr >> above, m_bits[kCh]);
+}
+
 DramAddress AddressMapper::decode(uint64_t addr) const {
   const auto field = [&](DramField f) {
     const size_t i = static_cast<size_t>(f);
@@ -124,6 +142,8 @@ DramAddress AddressMapper::decode(uint64_t addr) const {
   a.column = static_cast<uint32_t>(field(F::Column));
   const size_t ro = static_cast<size_t>(F::Row);
   a.row = field(F::Row) | (m_top_shift >= 64 ? 0 : (addr >> m_top_shift) << m_bits[ro]);
+  if (m_hash)
+    a.channel ^= static_cast<uint32_t>(channel_hash(addr));
   return a;
 }
 
@@ -133,12 +153,12 @@ uint64_t AddressMapper::encode(const DramAddress& a) const {
     return (v & m_mask[i]) << m_shift[i];
   };
   const size_t ro = static_cast<size_t>(F::Row);
-  uint64_t addr = put(F::Channel, a.channel) | put(F::Rank, a.rank) |
-                  put(F::BankGroup, a.bankgroup) | put(F::Bank, a.bank) | put(F::Column, a.column) |
-                  put(F::Row, a.row);
+  uint64_t addr = put(F::Rank, a.rank) | put(F::BankGroup, a.bankgroup) | put(F::Bank, a.bank) |
+                  put(F::Column, a.column) | put(F::Row, a.row);
   if (m_top_shift < 64)
     addr |= (a.row >> m_bits[ro]) << m_top_shift;
-  return addr;
+  // The channel hash covers only bits above the channel field: all set by now.
+  return addr | put(F::Channel, m_hash ? a.channel ^ channel_hash(addr) : a.channel);
 }
 
 } // namespace npu

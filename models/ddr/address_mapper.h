@@ -41,31 +41,40 @@ std::string check_dram_mapping(const DramSpec& spec, const std::vector<DramField
 
 /// Decodes byte addresses by a field order given most to least significant above the
 /// access offset (log2 of 64 bytes). Field widths come from the geometry; bits above
-/// every field extend the row, so distinct addresses never alias.
+/// every field extend the row, so distinct addresses never alias. With `hash`, the
+/// channel is XORed with every address bit above it, folded to its width (channel
+/// hashing, as SoC memory controllers do), so that strided streams spread over the
+/// channels; the mapping stays one-to-one.
 class AddressMapper {
 public:
   /// Throws std::invalid_argument when check_dram_spec or check_dram_mapping fail.
-  AddressMapper(const DramSpec& spec, const std::vector<DramField>& order);
+  AddressMapper(const DramSpec& spec, const std::vector<DramField>& order, bool hash = false);
 
   DramAddress decode(uint64_t addr) const;
   /// The inverse of decode: the first byte of the access at `a`.
   uint64_t encode(const DramAddress& a) const;
   /// Only the channel field (for routing).
   uint32_t channel_of(uint64_t addr) const {
-    return static_cast<uint32_t>((addr >> m_shift[kCh]) & m_mask[kCh]);
+    const uint64_t ch = (addr >> m_shift[kCh]) & m_mask[kCh];
+    return static_cast<uint32_t>(m_hash ? ch ^ channel_hash(addr) : ch);
   }
   const std::vector<DramField>& order() const { return m_order; }
   /// Width in bits of a field.
   uint32_t bits(DramField f) const { return m_bits[static_cast<size_t>(f)]; }
 
+  bool hashed() const { return m_hash; }
+
 private:
   static constexpr size_t kCh = static_cast<size_t>(DramField::Channel);
+  /// The bits above the channel field folded (XOR) to its width.
+  uint64_t channel_hash(uint64_t addr) const;
 
   std::vector<DramField> m_order;
   std::array<uint32_t, 6> m_bits{};
   std::array<uint32_t, 6> m_shift{};
   std::array<uint64_t, 6> m_mask{};
   uint32_t m_top_shift = 0; ///< bits above every field start here
+  bool m_hash = false;
 };
 
 } // namespace npu

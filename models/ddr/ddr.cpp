@@ -7,7 +7,7 @@ namespace npu {
 
 Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config)
     : sc_module(name), socket("socket"), m_config(config), m_tck_ps(config.spec.tck_ps),
-      m_memory(config.size_bytes), m_mapper(config.spec, config.mapping_fields) {
+      m_memory(config.size_bytes), m_mapper(config.spec, config.mapping_fields, config.hash) {
   SC_HAS_PROCESS(Ddr);
   for (uint32_t c = 0; c < config.spec.channels; ++c) {
     m_channels.push_back(std::make_unique<DramChannel>(config.spec, config.controller, m_mapper));

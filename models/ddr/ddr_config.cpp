@@ -133,6 +133,7 @@ DdrConfig read_ddr_config(cfg::Section& s) {
     s.fail("timing", spec_error);
   c.spec = spec;
   c.mapping_fields = read_mapping(s, spec, c.mapping);
+  c.hash = s.boolean("hash", c.hash);
   c.controller = read_controller(s);
   s.finish();
   return c;

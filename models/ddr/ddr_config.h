@@ -16,6 +16,7 @@ struct DdrConfig {
   uint32_t channels = 1;
   uint32_t ranks = 1;
   std::string mapping = "RoBaCoBg";
+  bool hash = false; ///< XOR the address bits above the channel into it (AddressMapper)
   uint64_t size_bytes = 4ull << 30;   ///< total capacity across channels
   double data_rate_mts = 3200;        ///< transfers per second per pin, millions
   uint32_t bus_width_bits = 16;       ///< data bus width of one channel

@@ -70,18 +70,24 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   NpuExtension ext = tag;
   ext.who = Initiator::Dma;
   const uint64_t per_row = (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes;
+  // Short rows make short bursts: more of them fit in the channel's read buffer.
+  const uint32_t in_flight =
+      bursts_in_flight(m_config, std::min<uint64_t>(t.row_bytes, m_config.burst_bytes));
   uint64_t issued = 0;
   try {
     sc_core::wait(ps(m_config.setup_latency_ps));
-    channel.workers->run(per_row * t.rows, [&](uint64_t index) {
-      // The channel issues at most one burst per cycle.
-      const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
-      if (slot > now)
-        sc_core::wait(ps(slot - now));
-      burst(t, index, what, ext);
-      ++issued;
-    });
+    channel.workers->run(
+        per_row * t.rows,
+        [&](uint64_t index) {
+          // The channel issues at most one burst per cycle.
+          const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
+          const uint64_t now = to_ps(sc_core::sc_time_stamp());
+          if (slot > now)
+            sc_core::wait(ps(slot - now));
+          burst(t, index, what, ext);
+          ++issued;
+        },
+        in_flight);
   } catch (...) {
     channel.busy = false;
     m_channel_freed.notify(sc_core::SC_ZERO_TIME);

@@ -35,8 +35,9 @@ struct DmaTransfer {
 /// DMA engine with `channels` channels. A transfer takes a free channel (waiting
 /// for one if all are busy, channels handed out round-robin), pays the setup
 /// latency, then moves its bursts read-then-write through the interconnect with
-/// up to `outstanding` bursts in flight, each issued by its own channel worker,
-/// so the bursts queue behind other traffic at the memories.
+/// up to `outstanding` bursts in flight (as many as its read buffer holds), each
+/// issued by its own channel worker, so the bursts queue behind other traffic at the
+/// memories.
 class DmaEngine : public sc_core::sc_module {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;

@@ -93,7 +93,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       if (trace) // renamed into place only now: a failed run leaves no trace file
         trace->commit();
     }
-    print_summary(std::cout, document, options.format);
+    print_summary(std::cout, document, options.format, options.tiling);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.
       std::cerr << "npusim: warning: " << report.leaks.buffers << " buffer"

@@ -70,11 +70,15 @@ int npusim_main(int argc, char* argv[]) {
   const auto format_names = CLI::IsMember({"text", "json", "csv"});
   run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);
   run->add_flag("--plots", options.plots, "also write PNG plots into the --out DIR")->needs(out);
+  run->add_flag("--tiling", options.tiling,
+                "text summary: each kernel's tiling and its roofline bound");
 
   std::string report_dir;
   CLI::App* report = app.add_subcommand("report", "print the summary of a run's --out DIR again");
   report->add_option("dir", report_dir, "output directory of npusim run")->required();
   report->add_option("--format", format, "text, json or csv")->check(format_names);
+  report->add_flag("--tiling", options.tiling,
+                   "text summary: each kernel's tiling and its roofline bound");
 
   std::string diff_a, diff_b;
   CLI::App* diff = app.add_subcommand(
@@ -122,7 +126,7 @@ int npusim_main(int argc, char* argv[]) {
     return sweep.run();
   options.format = npu::parse_summary_format(format);
   if (*report)
-    return npu::run_report(report_dir, options.format);
+    return npu::run_report(report_dir, options.format, options.tiling);
   if (*diff)
     return npu::run_diff(diff_a, diff_b);
 

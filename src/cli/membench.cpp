@@ -199,7 +199,7 @@ MembenchResult run_membench_engine(const DdrConfig& config,
 
 MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next) {
   const DramSpec& spec = config.spec;
-  const AddressMapper mapper(spec, config.mapping_fields);
+  const AddressMapper mapper(spec, config.mapping_fields, config.hash);
   // Requests from the oldest one not yet completed on: offer cycle and direction, by id -
   // first_id. Completions come out of order, but the window stays as short as the queues.
   struct InFlight {

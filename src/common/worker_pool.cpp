@@ -1,5 +1,7 @@
 #include "common/worker_pool.h"
 
+#include <algorithm>
+
 namespace npu {
 
 WorkerPool::WorkerPool(sc_core::sc_module_name name, unsigned workers)
@@ -8,7 +10,8 @@ WorkerPool::WorkerPool(sc_core::sc_module_name name, unsigned workers)
     sc_core::sc_spawn(sc_bind(&WorkerPool::work, this), sc_core::sc_gen_unique_name("worker"));
 }
 
-void WorkerPool::run(uint64_t count, const std::function<void(uint64_t)>& step) {
+void WorkerPool::run(uint64_t count, const std::function<void(uint64_t)>& step,
+                     unsigned in_flight) {
   if (count == 0)
     return;
   sc_assert(m_step == nullptr);
@@ -16,6 +19,8 @@ void WorkerPool::run(uint64_t count, const std::function<void(uint64_t)>& step) 
   m_count = count;
   m_next = 0;
   m_finished = 0;
+  m_limit = in_flight == 0 ? m_workers : std::min(in_flight, m_workers);
+  m_active = 0;
   m_error = nullptr;
   m_start.notify(sc_core::SC_ZERO_TIME);
   while (m_finished < m_count)
@@ -27,9 +32,10 @@ void WorkerPool::run(uint64_t count, const std::function<void(uint64_t)>& step) 
 
 void WorkerPool::work() {
   while (true) {
-    while (!m_step || m_next >= m_count)
+    while (!m_step || m_next >= m_count || m_active >= m_limit)
       sc_core::wait(m_start);
     const uint64_t index = m_next++;
+    ++m_active;
     // After an error the remaining steps are skipped but still counted.
     if (!m_error) {
       try {
@@ -41,8 +47,11 @@ void WorkerPool::work() {
           m_error = std::current_exception();
       }
     }
+    --m_active;
     if (++m_finished == m_count)
       m_done.notify(sc_core::SC_ZERO_TIME);
+    else if (m_limit < m_workers && m_next < m_count)
+      m_start.notify(sc_core::SC_ZERO_TIME); // a worker held back by the limit may go
   }
 }
 

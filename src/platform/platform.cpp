@@ -4,6 +4,37 @@
 
 namespace npu {
 
+PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes) {
+  PlanTarget t;
+  const ComputeConfig& c = config.compute;
+  const DramSpec& dram = config.ddr.spec;
+  t.model = c.model();
+  t.partition_bytes = partition_bytes;
+  t.buffers = c.buffers;
+  t.unit_hz = c.frequency_hz;
+  t.dma_channels = config.dma.channels;
+  t.dma_outstanding = config.dma.outstanding;
+  t.dma_buffer_bytes = config.dma.buffer_bytes;
+  t.dma_burst_bytes = config.dma.burst_bytes;
+  t.descriptor_s = static_cast<double>(config.dma.setup_latency_ps) * 1e-12;
+  t.ddr_bytes_per_s = config.ddr.channel_bytes_per_s() * config.ddr.channels;
+  t.port_bytes_per_s = config.interconnect.port_bytes_per_s;
+  // DMA to SRAM and DDR and back across the interconnect, the controller, and a row
+  // opened for the read.
+  t.latency_s = (4.0 * static_cast<double>(config.interconnect.hop_latency_ps) +
+                 static_cast<double>(config.ddr.controller_latency_ps) +
+                 (dram.t.RCD + dram.t.CL) * dram.tck_ps) *
+                1e-12;
+  t.ddr_access_bytes = dram.access_bytes;
+  t.ddr_row_bytes = dram.row_bytes();
+  t.ddr_interleave = config.ddr.channels * std::max<uint32_t>(dram.bank_groups, 1);
+  // At most four activations per tFAW per rank (or one per tRRD where tFAW is 0).
+  const double activate_ps = dram.t.FAW > 0 ? dram.t.FAW * dram.tck_ps / 4.0
+                                            : std::max<uint32_t>(dram.t.RRD_S, 1) * dram.tck_ps;
+  t.ddr_activates_per_s = config.ddr.channels * dram.ranks / (activate_ps * 1e-12);
+  return t;
+}
+
 Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_layout.base = address_map::kDdrBase + (1ull << 20); // first MiB left unused: null guard
   m_layout.queues = config.scheduler.hw_queues;
@@ -25,9 +56,9 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
     m_icaches.push_back(
         std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache, static_cast<int>(i)));
     const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
-    m_units.push_back(std::make_unique<ComputeUnit>(("unit" + suffix).c_str(), config.compute,
-                                                    static_cast<int>(i), *m_icaches.back(), *m_dma,
-                                                    Region{base, partition}));
+    m_units.push_back(std::make_unique<ComputeUnit>(
+        ("unit" + suffix).c_str(), config.compute, static_cast<int>(i), *m_icaches.back(), *m_dma,
+        Region{base, partition}, plan_target_of(config, partition)));
     units.push_back(m_units.back().get());
   }
   m_scheduler =

@@ -25,6 +25,9 @@ namespace npu {
 /// (the instruction caches through a shared second level when icache.l2 is set).
 /// With interconnect.pcie.enabled (a discrete card) the host reaches the router
 /// through the PCIe link, and the router reaches host memory back through it.
+/// What the tile planner of a unit with `partition_bytes` of SRAM knows of `config`.
+PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes);
+
 class Platform {
 public:
   explicit Platform(const PlatformConfig& config);

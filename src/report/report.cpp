@@ -193,6 +193,60 @@ std::string format_ns(uint64_t ps) {
   return std::string(text, put_ns(text, ps));
 }
 
+namespace {
+
+nlohmann::ordered_json tiling_json(const OpTiling& t) {
+  nlohmann::ordered_json j;
+  j["op"] = t.op;
+  j["units"] = t.units;
+  j["shape"] = t.shape;
+  j["tiles"] = t.tiles;
+  j["folds"] = t.folds;
+  j["array_cycles"] = t.array_cycles;
+  j["vector_cycles"] = t.vector_cycles;
+  j["macs"] = t.macs;
+  j["vector_ops"] = t.vector_ops;
+  nlohmann::ordered_json operands = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < t.operand_bytes.size(); ++i) {
+    nlohmann::ordered_json o;
+    o["bytes"] = t.operand_bytes[i];
+    o["loaded_bytes"] = i < t.load_bytes.size() ? t.load_bytes[i] : 0;
+    operands.push_back(std::move(o));
+  }
+  j["operands"] = std::move(operands);
+  j["result_bytes"] = t.result_bytes;
+  j["stored_bytes"] = t.store_bytes;
+  j["compute_bound_ns"] = t.compute_bound_ns;
+  j["memory_bound_ns"] = t.memory_bound_ns;
+  j["bound_ns"] = std::max(t.compute_bound_ns, t.memory_bound_ns);
+  return j;
+}
+
+} // namespace
+
+void add_tilings(const std::vector<KernelTiling>& tilings, nlohmann::ordered_json* kernels) {
+  for (const KernelTiling& k : tilings) {
+    if (!kernels->contains(k.kernel) || (*kernels)[k.kernel].contains("tiling"))
+      continue; // never launched, or a second kernel of the same name
+    nlohmann::ordered_json ops = nlohmann::ordered_json::array();
+    double bound_ns = 0;
+    for (const OpTiling& t : k.ops) {
+      ops.push_back(tiling_json(t));
+      bound_ns += std::max(t.compute_bound_ns, t.memory_bound_ns);
+    }
+    nlohmann::ordered_json& kernel = (*kernels)[k.kernel];
+    kernel["tiling"] = std::move(ops);
+    // The roofline bound of the whole launch (its ops run one after another) against
+    // the mean execute phase.
+    const double execute_ns = kernel["execute"].value("mean_ns", 0.0);
+    nlohmann::ordered_json roofline;
+    roofline["bound_ns"] = bound_ns;
+    roofline["execute_ns"] = execute_ns;
+    roofline["execute_over_bound"] = bound_ns > 0 ? execute_ns / bound_ns : 0.0;
+    kernel["roofline"] = std::move(roofline);
+  }
+}
+
 nlohmann::ordered_json to_json(const RunReport& report) {
   nlohmann::ordered_json j;
   j["config"] = report.effective_config.is_null() ? nlohmann::ordered_json::object()
@@ -221,6 +275,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
     }
     kernels[table.kernels()[group.kernel]] = std::move(kernel);
   }
+  add_tilings(report.tilings, &kernels);
   j["kernels"] = std::move(kernels);
 
   nlohmann::ordered_json host;

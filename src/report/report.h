@@ -43,6 +43,26 @@ struct Leaks {
 };
 
 /// Everything one run produced; the input of every report format.
+/// One op of a kernel as the tile planner split it (summed over the kernel's units),
+/// and its roofline bound: the larger of its work at the engines' peak rates and the
+/// bytes its tiling moves at the DDR's peak bandwidth.
+struct OpTiling {
+  std::string op; ///< op kind
+  uint32_t units = 1;
+  std::string shape; ///< tile dimensions of the first unit's share
+  uint64_t tiles = 0, folds = 0, array_cycles = 0, vector_cycles = 0;
+  uint64_t macs = 0, vector_ops = 0;
+  std::vector<uint64_t> operand_bytes; ///< each input operand's size
+  std::vector<uint64_t> load_bytes;    ///< bytes the tiles load, per input operand
+  uint64_t result_bytes = 0, store_bytes = 0;
+  double compute_bound_ns = 0; ///< work at the peak rate of all the kernel's units
+  double memory_bound_ns = 0;  ///< loads and stores at the DDR's peak bandwidth
+};
+struct KernelTiling {
+  std::string kernel;
+  std::vector<OpTiling> ops;
+};
+
 struct RunReport {
   std::string config_file;
   std::string testbench_file;
@@ -54,11 +74,15 @@ struct RunReport {
   HostTime host;
   std::vector<StatGroup> blocks; ///< statistics per block, in platform order
   std::vector<EventMeasurement> events;
+  std::vector<KernelTiling> tilings; ///< per loaded kernel, in load order
   Leaks leaks;
   uint64_t simulated_ps = 0;
   uint64_t sync_call_ps = 0; ///< host.sync_call: how soon after a completion a sync returns
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };
+
+/// Adds each kernel's "tiling" (per op) and "roofline" to the report's "kernels".
+void add_tilings(const std::vector<KernelTiling>& tilings, nlohmann::ordered_json* kernels);
 
 /// mean / p50 / p99 / max of a set of durations, in nanoseconds.
 struct Distribution {
@@ -95,7 +119,7 @@ void print_summary(std::ostream& out, const RunReport& report);
 /// The summary of a report document (what to_json() returns, or a report.json read
 /// back) in `format`. The same document always gives the same bytes.
 void print_summary(std::ostream& out, const nlohmann::ordered_json& report,
-                   SummaryFormat format = SummaryFormat::Text);
+                   SummaryFormat format = SummaryFormat::Text, bool tiling = false);
 
 /// An output directory written atomically: files are written into a fresh temporary
 /// sibling of DIR (while a run lasts, when streamed) and renamed into place only by

@@ -111,6 +111,27 @@ void check_kernels(const Checker& c, const Json& kernels) {
     for (const auto& phase : report_detail::k_json_phases)
       if (const Json* p = c.optional(kernel, path, phase.name, Type::Object))
         c.members(*p, Checker::join(path, phase.name), Type::Number);
+    if (const Json* tiling = c.optional(kernel, path, "tiling", Type::Array))
+      for (size_t i = 0; i < tiling->size(); ++i) {
+        const Json& t = (*tiling)[i];
+        const std::string at = Checker::join(path, "tiling") + "[" + std::to_string(i) + "]";
+        c.expect(t, at, Type::Object);
+        c.optional(t, at, "op", Type::String);
+        c.optional(t, at, "shape", Type::String);
+        for (const char* key : {"units", "tiles", "folds", "array_cycles", "vector_cycles", "macs",
+                                "vector_ops", "result_bytes", "stored_bytes"})
+          c.optional(t, at, key, Type::Whole);
+        for (const char* key : {"compute_bound_ns", "memory_bound_ns", "bound_ns"})
+          c.optional(t, at, key, Type::Number);
+        if (const Json* operands = c.optional(t, at, "operands", Type::Array))
+          for (size_t j = 0; j < operands->size(); ++j) {
+            const std::string o = Checker::join(at, "operands") + "[" + std::to_string(j) + "]";
+            c.expect((*operands)[j], o, Type::Object);
+            c.members((*operands)[j], o, Type::Whole);
+          }
+      }
+    if (const Json* roofline = c.optional(kernel, path, "roofline", Type::Object))
+      c.members(*roofline, Checker::join(path, "roofline"), Type::Number);
   }
 }
 

@@ -96,7 +96,36 @@ uint64_t ps_at(const Json& j, const char* key) {
   return ps_of(number(j, key));
 }
 
-void print_kernel(std::ostream& out, const std::string& name, const Json& kernel) {
+// The planner's tiling of each op and the launch's roofline bound (run --tiling).
+void print_tiling(std::ostream& out, const Json& kernel) {
+  for (const Json& t : json_member(kernel, "tiling")) {
+    out << fmt::format("  {} on {} unit{}: {}\n", t.value("op", std::string()),
+                       t.value("units", uint64_t{1}), t.value("units", uint64_t{1}) == 1 ? "" : "s",
+                       elide(t.value("shape", std::string()), k_width - 30));
+    out << fmt::format("    {} tiles, {} folds, {} array cycles, {} vector cycles\n",
+                       t.value("tiles", uint64_t{0}), t.value("folds", uint64_t{0}),
+                       t.value("array_cycles", uint64_t{0}), t.value("vector_cycles", uint64_t{0}));
+    std::vector<std::string> items;
+    const Json& operands = json_member(t, "operands");
+    for (size_t i = 0; i < operands.size(); ++i) {
+      const double bytes = number(operands[i], "bytes");
+      const double loaded = number(operands[i], "loaded_bytes");
+      items.push_back(fmt::format("in{} {:.3f} MB read {:.2f}x", i, loaded / 1e6,
+                                  bytes > 0 ? loaded / bytes : 0.0));
+    }
+    items.push_back(fmt::format("out {:.3f} MB", number(t, "stored_bytes") / 1e6));
+    print_wrapped(out, items, "    ");
+    out << fmt::format("    bound {:.3f} us: compute {:.3f} us, memory {:.3f} us\n",
+                       number(t, "bound_ns") / 1e3, number(t, "compute_bound_ns") / 1e3,
+                       number(t, "memory_bound_ns") / 1e3);
+  }
+  const Json& roofline = json_member(kernel, "roofline");
+  out << fmt::format("  execute {:.3f} us = {:.2f}x the roofline bound ({:.3f} us)\n",
+                     number(roofline, "execute_ns") / 1e3, number(roofline, "execute_over_bound"),
+                     number(roofline, "bound_ns") / 1e3);
+}
+
+void print_kernel(std::ostream& out, const std::string& name, const Json& kernel, bool tiling) {
   double max_ns = 0;
   for (const auto& phase : report_detail::k_summary_phases)
     max_ns = std::max(max_ns, number(json_member(kernel, phase.name), "max_ns"));
@@ -114,6 +143,8 @@ void print_kernel(std::ostream& out, const std::string& name, const Json& kernel
                        number(d, "mean_ns") / k, number(d, "p50_ns") / k, number(d, "p99_ns") / k,
                        number(d, "max_ns") / k);
   }
+  if (tiling && kernel.contains("tiling"))
+    print_tiling(out, kernel);
 }
 
 void print_host(std::ostream& out, const Json& host, uint64_t simulated_ps) {
@@ -281,7 +312,7 @@ void print_blocks(std::ostream& out, const Json& report) {
   }
 }
 
-void print_text(std::ostream& out, const Json& report) {
+void print_text(std::ostream& out, const Json& report, bool tiling) {
   const Json& sim = json_member(report, "sim");
   const uint64_t simulated_ps = ps_at(sim, "simulated_ns");
   const double simulated_ns = ps_to_ns(simulated_ps);
@@ -294,7 +325,7 @@ void print_text(std::ostream& out, const Json& report) {
 
   for (const auto& [name, kernel] : json_member(report, "kernels").items()) {
     out << '\n';
-    print_kernel(out, name, kernel);
+    print_kernel(out, name, kernel, tiling);
   }
   out << '\n';
   print_host(out, json_member(report, "host"), simulated_ps);
@@ -403,10 +434,11 @@ SummaryFormat parse_summary_format(const std::string& name) {
   throw std::invalid_argument("unknown summary format '" + name + "'; expected text, json or csv");
 }
 
-void print_summary(std::ostream& out, const nlohmann::ordered_json& report, SummaryFormat format) {
+void print_summary(std::ostream& out, const nlohmann::ordered_json& report, SummaryFormat format,
+                   bool tiling) {
   switch (format) {
   case SummaryFormat::Text:
-    print_text(out, report);
+    print_text(out, report, tiling);
     return;
   case SummaryFormat::Json:
     out << dump_report(report);

@@ -75,6 +75,8 @@ public:
   /// Loads a kernel's binary into DDR (untimed, like loading a module at start-up).
   Kernel load_kernel(const KernelDesc& desc);
   const KernelDesc& kernel(Kernel k) const { return m_kernels.at(k.id).desc; }
+  /// Kernels loaded so far (ids 0 to count - 1).
+  uint32_t kernel_count() const { return static_cast<uint32_t>(m_kernels.size()); }
 
   /// Allocates `bytes` in `where`, aligned to kBufferAlign bytes. `name` only labels the
   /// buffer in error messages and the leak report. Out of memory is a SimulationError.

@@ -85,6 +85,61 @@ std::string Simulation::describe_waits() const {
   return message;
 }
 
+namespace {
+
+// How the planner tiled each op of `desc` (every share, as the units run it), and the
+// op's roofline bound on this platform.
+KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
+  KernelTiling k;
+  k.kernel = desc.name;
+  const ComputeConfig& cc = config.compute;
+  const uint64_t partition =
+      (config.sram.size_bytes - config.sram.buffer_bytes) / cc.units / 64 * 64;
+  const PlanTarget target = plan_target_of(config, partition);
+  const uint32_t units = std::max<uint32_t>(desc.units, 1);
+  std::vector<OpSpec> ops{desc.op};
+  ops.insert(ops.end(), desc.fused.begin(), desc.fused.end());
+  for (const OpSpec& op : ops) {
+    OpTiling t;
+    t.op = op_kind_name(op.kind);
+    t.units = units;
+    for (uint32_t share = 0; share < units; ++share) {
+      const TilingSummary s = plan_tiles(op, target, units, share).summary();
+      if (share == 0) {
+        t.shape = s.shape;
+        t.operand_bytes = s.operand_bytes;
+        t.load_bytes.assign(s.load_bytes.size(), 0);
+        t.result_bytes = s.result_bytes;
+      }
+      t.tiles += s.tiles;
+      t.folds += s.folds;
+      t.array_cycles += s.array_cycles;
+      t.vector_cycles += s.vector_cycles;
+      t.macs += s.macs;
+      t.vector_ops += s.vector_ops;
+      for (size_t i = 0; i < s.load_bytes.size() && i < t.load_bytes.size(); ++i)
+        t.load_bytes[i] += s.load_bytes[i];
+      t.store_bytes += s.store_bytes;
+    }
+    const double cpo = dtype_cycles_per_op(op.dtype);
+    const double cycles =
+        op.kind == OpKind::Cycles
+            ? static_cast<double>(op.cycles)
+            : (static_cast<double>(t.macs) / (static_cast<double>(cc.array.rows) * cc.array.cols) +
+               static_cast<double>(t.vector_ops) / cc.vector_lanes) *
+                  cpo / units;
+    t.compute_bound_ns = cycles / cc.frequency_hz * 1e9;
+    double bytes = static_cast<double>(t.store_bytes);
+    for (uint64_t b : t.load_bytes)
+      bytes += static_cast<double>(b);
+    t.memory_bound_ns = bytes / target.ddr_bytes_per_s * 1e9;
+    k.ops.push_back(std::move(t));
+  }
+  return k;
+}
+
+} // namespace
+
 RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
   host.set_program([this, &program] { program(*m_runtime); });
@@ -141,6 +196,8 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
   report.blocks = m_platform->stats(end);
   report.events = m_runtime->event_measurements();
+  for (uint32_t i = 0; i < m_runtime->kernel_count(); ++i)
+    report.tilings.push_back(tiling_of(m_runtime->kernel(Kernel{i}), m_platform->config()));
   for (const LeakedBuffer& b : m_runtime->live_buffers()) {
     ++report.leaks.buffers;
     report.leaks.bytes += b.bytes;

@@ -105,6 +105,8 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
     d.op.m = dim("m");
     d.op.n = dim("n");
     d.op.k = dim("k");
+    // Batched matmul: independent products, one B per batch.
+    d.op.batch = static_cast<uint64_t>(s.integer("batch", 1, 1, int64_t{1} << 24));
     break;
   case OpKind::Conv2d:
     window(true, true);

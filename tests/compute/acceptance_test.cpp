@@ -28,7 +28,7 @@ TEST(ComputeAcceptance, Int8Matmul4096OnA32x32ArrayReachesNinetyPercentMacUtilis
   const OpSpec op = test::matmul(4096, 4096, 4096);
   const uint64_t matrix = 4096ull * 4096;
   const auto run = run_one(kBigSram, op, {matrix, matrix}, matrix);
-  const TilePlan plan = plan_tiles(op, run.config.compute.model(), run.partition_bytes, 1, 0);
+  const TilePlan plan = plan_tiles(op, plan_target_of(run.config, run.partition_bytes), 1, 0);
   const OpWork work = plan.totals();
   const double macs = 4096.0 * 4096 * 4096;
   EXPECT_EQ(run.unit_stat("macs"), macs);
@@ -51,15 +51,15 @@ TEST(ComputeAcceptance, Int8Matmul4096OnA32x32ArrayReachesNinetyPercentMacUtilis
 
 TEST(ComputeAcceptance, Matmul16IsDominatedByFillAndDrain) {
   const auto run = run_one("name: t\n", test::matmul(16, 16, 16), {256, 256}, 256);
-  // One 16 x 16 output block with k = 16 on a 32 x 32 array: 16 + 16 + 16 - 2 = 46
-  // cycles for 4096 MACs, 4096 / (46 x 1024) of the array's peak.
-  const double formula = 4096.0 / (46.0 * 1024);
+  // One fold of the 32 x 32 array with k = 16: 16 + 32 + 32 - 2 = 78 cycles (the whole
+  // array fills and drains) for 4096 MACs, 4096 / (78 x 1024) of the array's peak.
+  const double formula = 4096.0 / (78.0 * 1024);
   EXPECT_NEAR(run.unit_stat("mac_utilization"), formula, 1e-12);
   EXPECT_LT(run.unit_stat("mac_utilization"), 0.3);
-  EXPECT_DOUBLE_EQ(run.unit_stat("array_busy_ns"), 46.0);
+  EXPECT_DOUBLE_EQ(run.unit_stat("array_busy_ns"), 78.0);
   EXPECT_EQ(run.unit_stat("tiles"), 1);
-  // The kernel is so small that fetching its operands dwarfs the 46 compute cycles.
-  EXPECT_GT(run.unit_stat("stalled_on_memory_ns"), 46.0);
+  // The kernel is so small that fetching its operands dwarfs the 78 compute cycles.
+  EXPECT_GT(run.unit_stat("stalled_on_memory_ns"), 78.0);
   std::printf("16^3 int8: MAC utilisation %.4f (formula %.4f), execute %.1f ns\n",
               run.unit_stat("mac_utilization"), formula, run.execute_ns());
 }
@@ -120,7 +120,7 @@ TEST(ComputeAcceptance, DoubleBufferingOverlapsOperandTrafficWithCompute) {
   // Both matter: neither is negligible next to the other.
   EXPECT_GT(memory, 0.3 * compute);
   EXPECT_GE(execute, std::max(compute, memory));
-  EXPECT_LE(execute, 1.1 * std::max(compute, memory));
+  EXPECT_LE(execute, 1.15 * std::max(compute, memory));
   EXPECT_LT(execute, 0.85 * (compute + memory));
 }
 

@@ -31,13 +31,19 @@ bool contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-// A 64 x 48 x 40 int8 matmul fits one SRAM tile; its array time is the dataflow's
-// formula summed over the array passes (tests/compute/tiling_test.cpp derives each).
+// The plan the unit of a run makes.
+TilePlan unit_plan(const test::OneLaunch& run, const OpSpec& op) {
+  return plan_tiles(op, plan_target_of(run.config, run.partition_bytes), 1, 0);
+}
+
+// A 64 x 48 x 40 int8 matmul on a single-buffered unit is one SRAM tile (splitting it
+// overlaps nothing); its array time is the dataflow's formula summed over the folds
+// of the whole 32 x 32 array (tests/compute/tiling_test.cpp derives each).
 void check_dataflow(const std::string& dataflow, uint64_t expected_cycles) {
-  const std::string yaml = "name: t\ncompute: {units: 1, dataflow: " + dataflow + "}\n";
+  const std::string yaml = "name: t\ncompute: {units: 1, buffers: 1, dataflow: " + dataflow + "}\n";
   const OpSpec op = test::matmul(64, 48, 40);
   const auto run = run_one(yaml, op, {64 * 40, 40 * 48}, 64 * 48);
-  const TilePlan plan = plan_tiles(op, run.config.compute.model(), run.partition_bytes, 1, 0);
+  const TilePlan plan = unit_plan(run, op);
   ASSERT_EQ(plan.size(), 1u) << plan.shape();
   EXPECT_EQ(plan.tile(0).cycles, expected_cycles);
   EXPECT_DOUBLE_EQ(run.unit_stat("array_busy_ns"), static_cast<double>(expected_cycles));
@@ -49,15 +55,15 @@ void check_dataflow(const std::string& dataflow, uint64_t expected_cycles) {
 }
 
 TEST(ComputeDataflow, OutputStationaryTileTime) {
-  check_dataflow("output_stationary", 376); // sum of k + r + c - 2 over 4 output blocks
+  check_dataflow("output_stationary", 4 * (40 + 62)); // 2 x 2 output folds of k + 62
 }
 
 TEST(ComputeDataflow, WeightStationaryTileTime) {
-  check_dataflow("weight_stationary", 504); // sum of 2k + c + m - 2 over 4 weight blocks
+  check_dataflow("weight_stationary", 4 * (64 + 94)); // 2 x 2 weight folds of m + 94
 }
 
 TEST(ComputeDataflow, InputStationaryTileTime) {
-  check_dataflow("input_stationary", 472); // sum of 2k + m + n - 2 over 4 input blocks
+  check_dataflow("input_stationary", 4 * (48 + 94)); // 2 x 2 input folds of n + 94
 }
 
 // Every multi-tile matmul: the array time is the sum of its tiles' formula times.
@@ -65,7 +71,7 @@ TEST(ComputeDataflow, MultiTileArrayTimeIsTheSumOfTileFormulas) {
   const std::string yaml = "name: t\ncompute: {units: 1, dataflow: weight_stationary}\n";
   const OpSpec op = test::matmul(300, 200, 700);
   const auto run = run_one(yaml, op, {300 * 700, 700 * 200}, 300 * 200);
-  const TilePlan plan = plan_tiles(op, run.config.compute.model(), run.partition_bytes, 1, 0);
+  const TilePlan plan = unit_plan(run, op);
   ASSERT_GT(plan.size(), 1u);
   EXPECT_DOUBLE_EQ(run.unit_stat("array_busy_ns"),
                    static_cast<double>(plan.totals().compute_cycles));
@@ -74,7 +80,8 @@ TEST(ComputeDataflow, MultiTileArrayTimeIsTheSumOfTileFormulas) {
 }
 
 TEST(ComputeUnit, FloatTypesRunAtHalfAndQuarterRate) {
-  Simulation sim(test::config_from_yaml("name: t\ncompute: {units: 1}\n"));
+  // Single-buffered: each is one tile of the same folds, whatever its bytes.
+  Simulation sim(test::config_from_yaml("name: t\ncompute: {units: 1, buffers: 1}\n"));
   double busy[3] = {0, 0, 0};
   const DType types[3] = {DType::Int8, DType::Fp16, DType::Fp32};
   sim.run([&](Runtime& rt) {
@@ -148,7 +155,7 @@ program:
     SCOPED_TRACE(d.name);
     EXPECT_EQ(r.kernel, d.name);
     EXPECT_GT(r.execute_ps(), 0u);
-    const OpWork w = plan_tiles(d.op, config.compute.model(), partition, 1, 0).totals();
+    const OpWork w = plan_tiles(d.op, plan_target_of(config, partition), 1, 0).totals();
     macs += static_cast<double>(w.macs);
     vector_ops += static_cast<double>(w.vector_ops);
     loaded += static_cast<double>(w.load_bytes);

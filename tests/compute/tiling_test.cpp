@@ -51,48 +51,44 @@ ComputeModel model(Dataflow df = Dataflow::OutputStationary, uint32_t lanes = 64
 
 // --- Systolic formulas, by hand --------------------------------------------------
 
-TEST(TileSteps, OutputStationaryOneFullBlockIsKPlusRowsPlusColsMinusTwo) {
+TEST(TileSteps, OutputStationaryFoldIsKPlusRowsPlusColsMinusTwo) {
   EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 32, 32, 4096), 4096u + 62);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 16, 16, 16), 46u);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 1, 1, 1), 1u);
+  // A partly occupied fold still pays the whole array's fill and drain (as SCALE-Sim).
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 16, 16, 16), 16u + 62);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 1, 1, 1), 1u + 62);
+  EXPECT_EQ(gemm_tile_folds(Dataflow::OutputStationary, k32, 16, 16, 16), 1u);
 }
 
-TEST(TileSteps, OutputStationarySumsOverOutputBlocks) {
-  // 64 x 48 outputs: blocks 32x32, 32x16, 32x32, 32x16; each kt + r + c - 2.
+TEST(TileSteps, OutputStationarySumsOverOutputFolds) {
+  // 64 x 48 outputs on 32 x 32: 2 x 2 folds of kt + 62, partial ones included.
   const uint64_t kt = 40;
-  const uint64_t expected =
-      (kt + 32 + 32 - 2) + (kt + 32 + 16 - 2) + (kt + 32 + 32 - 2) + (kt + 32 + 16 - 2);
-  EXPECT_EQ(expected, 376u);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 64, 48, kt), expected);
-  // A partial block only skews across the PEs it uses: 33 rows = 32 + 1.
-  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 33, 32, 10),
-            (10u + 32 + 32 - 2) + (10u + 1 + 32 - 2));
+  EXPECT_EQ(gemm_tile_folds(Dataflow::OutputStationary, k32, 64, 48, kt), 4u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 64, 48, kt), 4 * (kt + 62));
+  EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, k32, 33, 32, 10), 2 * (10u + 62));
 }
 
-TEST(TileSteps, WeightStationaryPreloadsEachWeightBlockThenStreamsTheRows) {
-  // Weight blocks k x c of a 40 x 48 B: (32, 32), (32, 16), (8, 32), (8, 16);
-  // each k (preload) + mt + k + c - 2 with mt = 64 rows streaming.
+TEST(TileSteps, WeightStationaryFoldShiftsWeightsInThenStreamsTheRows) {
+  // Weights 40 x 48 on 32 x 32: ceil(40/32) x ceil(48/32) = 4 folds, each
+  // mt + 2 x 32 + 32 - 2 with mt = 64 rows streaming.
   const uint64_t mt = 64;
-  const uint64_t expected = (32 + mt + 32 + 32 - 2) + (32 + mt + 32 + 16 - 2) +
-                            (8 + mt + 8 + 32 - 2) + (8 + mt + 8 + 16 - 2);
-  EXPECT_EQ(expected, 504u);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, mt, 48, 40), expected);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, 4096, 32, 32), 32u + 4096 + 32 + 30);
+  EXPECT_EQ(gemm_tile_folds(Dataflow::WeightStationary, k32, mt, 48, 40), 4u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, mt, 48, 40), 4 * (mt + 94));
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, k32, 4096, 32, 32), 4096u + 94);
 }
 
-TEST(TileSteps, InputStationaryPreloadsEachInputBlockThenStreamsTheColumns) {
-  // Input blocks k x m of the 64 x 40 A (k on array rows, m on columns):
-  // (32, 32) twice and (8, 32) twice; each k + nt + k + m - 2 with nt = 48.
+TEST(TileSteps, InputStationaryFoldShiftsInputsInThenStreamsTheColumns) {
+  // Inputs 64 x 40 (k = 40 on rows, m = 64 on columns): 2 x 2 folds of nt + 94.
   const uint64_t nt = 48;
-  const uint64_t expected = 2 * (32 + nt + 32 + 32 - 2) + 2 * (8 + nt + 8 + 32 - 2);
-  EXPECT_EQ(expected, 472u);
-  EXPECT_EQ(gemm_tile_steps(Dataflow::InputStationary, k32, 64, nt, 40), expected);
+  EXPECT_EQ(gemm_tile_folds(Dataflow::InputStationary, k32, 64, nt, 40), 4u);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::InputStationary, k32, 64, nt, 40), 4 * (nt + 94));
 }
 
 TEST(TileSteps, NonSquareArray) {
   const ArrayShape a{16, 8};
-  // 64 x 64 outputs on 16 x 8: 4 x 8 blocks of 64 + 16 + 8 - 2.
+  // 64 x 64 outputs on 16 x 8: 4 x 8 folds of 64 + 16 + 8 - 2; weight stationary
+  // 4 x 8 folds of 64 + 2 x 16 + 8 - 2.
   EXPECT_EQ(gemm_tile_steps(Dataflow::OutputStationary, a, 64, 64, 64), 32u * 86);
+  EXPECT_EQ(gemm_tile_steps(Dataflow::WeightStationary, a, 64, 64, 64), 32u * 102);
 }
 
 TEST(TileSteps, EmptyTileTakesNoTime) {

@@ -66,6 +66,35 @@ TEST(AddressMapper, RoBaCoBgAlternatesBankGroupsLineByLine) {
   EXPECT_EQ(two.decode(128), at(0, 0, 1, 0, 0, 0));
 }
 
+TEST(AddressMapper, ChannelHashSpreadsAStridedStreamAndStaysOneToOne) {
+  // Four channels, RoBaCoBg: the channel is address bits 6..7. Rows 4 KiB apart (a
+  // matrix tile's rows) all share those bits: without the hash they queue on one
+  // channel, with it they spread evenly.
+  const DramSpec spec = ddr4(4);
+  const auto order = *dram_mapping_scheme("RoBaCoBg");
+  const AddressMapper plain(spec, order), hashed(spec, order, true);
+  uint32_t plain_count[4] = {0, 0, 0, 0}, hashed_count[4] = {0, 0, 0, 0};
+  for (uint64_t row = 0; row < 256; ++row) {
+    ++plain_count[plain.channel_of(row * 4096)];
+    ++hashed_count[hashed.channel_of(row * 4096)];
+  }
+  EXPECT_EQ(plain_count[0], 256u);
+  for (uint32_t c = 0; c < 4; ++c)
+    EXPECT_EQ(hashed_count[c], 64u) << "channel " << c;
+  // Consecutive lines still cover every channel, and decode and encode are inverses.
+  for (uint64_t base : {uint64_t{0}, uint64_t{4096}, uint64_t{123} << 20}) {
+    uint32_t seen = 0;
+    for (uint64_t i = 0; i < 4; ++i)
+      seen |= 1u << hashed.channel_of(base + i * 64);
+    EXPECT_EQ(seen, 0xfu);
+  }
+  for (uint64_t addr = 0; addr < (uint64_t{1} << 26); addr += 4160) {
+    const DramAddress a = hashed.decode(addr);
+    EXPECT_EQ(hashed.channel_of(addr), a.channel);
+    EXPECT_EQ(hashed.encode(a), addr / 64 * 64);
+  }
+}
+
 TEST(AddressMapper, OtherNamedSchemes) {
   const AddressMapper rarobaco(ddr4(1, 2), *dram_mapping_scheme("RoRaBaCoCh"));
   // Co 6..12, Bg 13..14, Ba 15..16, Ra 17, Ro 18..

@@ -71,8 +71,10 @@ class OutputCombinationTest : public ScratchDirTest,
 // report, one launches.csv row per launch, a trace with every launch, the plots.
 TEST_P(OutputCombinationTest, EveryOutputIsWrittenAndAgrees) {
   const Combination& c = GetParam();
+  // --tiling adds each kernel's tiling and roofline to the text summary (the other
+  // formats carry them always).
   std::string args = "run --config configs/edge-npu.yaml --testbench testbenches/" + c.testbench +
-                     ".yaml --format " + c.format;
+                     ".yaml --tiling --format " + c.format;
   if (c.out)
     args += " --out " + (m_dir / "out").string();
   // launch_rate's 100,000 launches would make a 350 MB trace: it traces the first 1000.
@@ -94,6 +96,14 @@ TEST_P(OutputCombinationTest, EveryOutputIsWrittenAndAgrees) {
     EXPECT_EQ(r.out.rfind("section,name,metric,value,unit\n", 0), 0u) << r.out.substr(0, 200);
   } else {
     EXPECT_NE(r.out.find("launches"), std::string::npos) << r.out.substr(0, 400);
+    // One roofline line under every kernel.
+    size_t kernels = 0, rooflines = 0;
+    for (size_t at = 0; (at = r.out.find("\nkernel ", at)) != std::string::npos; ++at)
+      ++kernels;
+    for (size_t at = 0; (at = r.out.find("x the roofline bound", at)) != std::string::npos; ++at)
+      ++rooflines;
+    EXPECT_GT(kernels, 0u);
+    EXPECT_EQ(rooflines, kernels);
   }
   if (c.out) {
     const Json report = Json::parse(slurp(m_dir / "out" / "report.json"));
@@ -103,6 +113,11 @@ TEST_P(OutputCombinationTest, EveryOutputIsWrittenAndAgrees) {
     }
     launches = reported;
     EXPECT_EQ(static_cast<int64_t>(read_csv(m_dir / "out" / "launches.csv").size()), launches);
+    // Every launched kernel's tiling, one entry per op, and its roofline bound.
+    for (const auto& [name, kernel] : report["kernels"].items()) {
+      EXPECT_FALSE(kernel["tiling"].empty()) << name;
+      EXPECT_GT(kernel["roofline"]["bound_ns"].get<double>(), 0) << name;
+    }
   }
   if (c.trace) {
     const Json trace = Json::parse(slurp(m_dir / "trace.json"));

@@ -183,7 +183,7 @@ TEST(Ddr, RowHitMissAndConflictLatenciesFollowTheJedecTimings) {
       config_from_yaml("name: t\nddr: {preset: LPDDR4-3200, channels: 1, refresh: false}\n");
   const DdrConfig& c = config.ddr;
   Ddr ddr("ddr", c);
-  const AddressMapper mapper(c.spec, c.mapping_fields);
+  const AddressMapper mapper(c.spec, c.mapping_fields, c.hash);
   DramAddress other_row = mapper.decode(0);
   other_row.row += 1;
   const uint64_t same_bank_other_row = mapper.encode(other_row);

@@ -121,6 +121,26 @@ TEST(Dma, DdrToDdrCopyIsBoundByTheDdrChannel) {
   EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
 }
 
+// A channel keeps `outstanding` bursts in flight, as many as its read buffer holds:
+// short rows make short bursts, and more of those fit.
+TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {
+  DmaConfig c;
+  c.outstanding = 32;
+  c.burst_bytes = 256;
+  c.buffer_bytes = 2048;
+  EXPECT_EQ(bursts_in_flight(c, 256), 8u);
+  EXPECT_EQ(bursts_in_flight(c, 128), 16u);
+  EXPECT_EQ(bursts_in_flight(c, 64), 32u);
+  EXPECT_EQ(bursts_in_flight(c, 16), 32u); // no more than the slots
+  c.buffer_bytes = 100;
+  EXPECT_EQ(bursts_in_flight(c, 256), 1u); // at least one
+  c.buffer_bytes = 0;                      // not set: outstanding full bursts
+  EXPECT_EQ(bursts_in_flight(c, 256), 32u);
+  // The config default is outstanding x burst.
+  const PlatformConfig p = config_from_yaml("name: t\ndma: {outstanding: 4, burst: 128B}\n");
+  EXPECT_EQ(p.dma.buffer_bytes, 512u);
+}
+
 TEST(Dma, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
   test::use_ps_resolution();
   bool returned = false;

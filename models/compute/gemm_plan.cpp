@@ -1,0 +1,205 @@
+// The one planner of every op that lowers to a GEMM (matmul, batched matmul,
+// fully_connected, conv2d). Op-specific code is in gemm_lowering.cpp.
+#include "models/compute/gemm_lowering.h"
+
+#include <algorithm>
+#include <string>
+
+namespace npu {
+namespace {
+
+// Partial sums are kept in 32 bits (int32 for int8, fp32 for the float types).
+constexpr uint64_t kAccumulatorBytes = 4;
+
+struct GemmChoice {
+  uint64_t mt = 0, nt = 0, kt = 0;
+};
+
+// Which GEMM dimension lies along the array's rows and columns (the third streams
+// through in time): tiles are multiples of the array along those.
+struct Alignment {
+  uint64_t m = 1, n = 1, k = 1;
+};
+Alignment alignment(const ComputeModel& model) {
+  const uint64_t rows = model.array.rows, cols = model.array.cols;
+  switch (model.dataflow) {
+  case Dataflow::OutputStationary:
+    return {rows, cols, 1};
+  case Dataflow::WeightStationary:
+    return {1, cols, rows};
+  case Dataflow::InputStationary:
+    return {cols, 1, rows};
+  }
+  return {};
+}
+
+// Whether a tile needs a 32-bit accumulator in SRAM: when the reduction is split
+// across SRAM tiles, or across array folds (weight and input stationary).
+bool needs_accumulator(const ComputeModel& model, uint64_t k_chunks, uint64_t kt) {
+  return k_chunks > 1 || (model.dataflow != Dataflow::OutputStationary && kt > model.array.rows);
+}
+
+uint64_t footprint(const GemmLowering& low, const PlanTarget& target, const GemmChoice& c) {
+  const GemmShape& g = low.shape();
+  const uint64_t es = low.element_bytes();
+  const uint64_t chunks = ceil_div(g.k, c.kt);
+  const uint64_t acc =
+      needs_accumulator(target.model, chunks, c.kt) ? c.mt * c.nt * kAccumulatorBytes : 0;
+  // One result buffer when the reduction is split (TilePlan::result_buffers()).
+  const uint64_t results = chunks > 1 ? 1 : target.buffers;
+  return target.buffers * (low.a_buffer_bytes(c.mt, c.kt) + c.kt * c.nt * es) +
+         results * c.mt * c.nt * es + acc;
+}
+
+// Array cycles of the whole op: the tiles fall into at most 2 x 2 x 2 size classes.
+double array_cycles(const GemmLowering& low, const ComputeModel& model, const GemmChoice& c,
+                    DType dtype) {
+  const GemmShape& g = low.shape();
+  const Cut cm = cut(g.m, c.mt), cn = cut(g.n, c.nt), ck = cut(g.k, c.kt);
+  double steps = 0;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int l = 0; l < 2; ++l) {
+        const double count = static_cast<double>(cm.count[i]) * static_cast<double>(cn.count[j]) *
+                             static_cast<double>(ck.count[l]);
+        if (count > 0)
+          steps += count * static_cast<double>(gemm_tile_steps(model.dataflow, model.array,
+                                                               cm.size[i], cn.size[j], ck.size[l]));
+      }
+  return steps * static_cast<double>(g.batches) * dtype_cycles_per_op(dtype);
+}
+
+// `a_pass` is low.a_pass_bytes(c.mt), worked out once per row count.
+Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoice& c, DType dtype,
+                  double a_pass) {
+  const GemmShape& g = low.shape();
+  const auto batches = static_cast<double>(g.batches);
+  const auto mb = static_cast<double>(ceil_div(g.m, c.mt));
+  const auto nb = static_cast<double>(ceil_div(g.n, c.nt));
+  const auto kb = static_cast<double>(ceil_div(g.k, c.kt));
+  const auto es = static_cast<double>(low.element_bytes());
+  Estimate e;
+  e.compute_cycles = array_cycles(low, cost.target().model, c, dtype);
+  e.blocks = batches * mb * nb;
+  e.tiles = e.blocks * kb;
+  // A is read once per column block, B once per row block, C written once.
+  const double a_bytes = batches * a_pass * nb;
+  const double b_bytes = batches * static_cast<double>(g.k * g.n) * es * mb;
+  const double c_bytes = batches * static_cast<double>(g.m * g.n) * es;
+  e.load_bytes = a_bytes + b_bytes;
+  e.store_bytes = c_bytes;
+  // DDR time of each operand's traffic at its tiles' access pattern.
+  const AccessPattern a = low.a_access(c.mt, c.kt), b = low.b_access(c.kt, c.nt),
+                      o = low.c_access(c.mt, c.nt);
+  e.ddr_s = cost.transfer_seconds(a, a_bytes / a.bytes()) +
+            cost.transfer_seconds(b, b_bytes / b.bytes()) +
+            cost.transfer_seconds(o, c_bytes / o.bytes());
+  const auto tile_descriptors = static_cast<double>(low.a_descriptors(c.mt, c.kt) + 1);
+  e.descriptors = e.tiles * tile_descriptors + e.blocks;
+  e.first_load_s = cost.exposed_seconds(a.bytes() + b.bytes(), tile_descriptors);
+  e.last_store_s = cost.exposed_seconds(o.bytes(), 1);
+  return e;
+}
+
+// Reduction chunks: all of k, or whole multiples of the lowering's step (conv2d: whole
+// channels) aligned to the array where the dataflow puts k on it.
+std::vector<uint64_t> k_candidates(const GemmLowering& low, uint64_t align) {
+  const GemmShape& g = low.shape();
+  const uint64_t step = low.k_step();
+  std::vector<uint64_t> out;
+  for (uint64_t units : tile_candidates(g.k / step, 1)) {
+    uint64_t kt = units * step;
+    if (kt < g.k && align > 1 && kt > align)
+      kt = kt / align * align / step * step; // down to the array where whole steps allow
+    if (kt == 0)
+      continue;
+    if (std::find(out.begin(), out.end(), kt) == out.end())
+      out.push_back(kt);
+  }
+  if (align > 1)
+    for (uint64_t kt = align; kt < g.k; kt *= 2)
+      if (kt % step == 0 && std::find(out.begin(), out.end(), kt) == out.end())
+        out.push_back(kt);
+  return out;
+}
+
+// Among the tiles aligned to `align` that fit: the best that keeps the whole
+// reduction in one tile, unless splitting it is estimated at least kSplitGain faster
+// (the whole-k tiles that fit are too small to reuse the operands), or none fits.
+constexpr double kSplitGain = 0.9;
+
+bool search(const GemmLowering& low, const CostModel& cost, DType dtype, const Alignment& align,
+            GemmChoice* chosen) {
+  const GemmShape& g = low.shape();
+  const PlanTarget& target = cost.target();
+  const std::vector<uint64_t> ms = tile_candidates(g.m, align.m);
+  const std::vector<uint64_t> ns = tile_candidates(g.n, align.n);
+  std::vector<double> a_pass;
+  for (uint64_t mt : ms)
+    a_pass.push_back(low.a_pass_bytes(mt));
+  Best<GemmChoice> whole(cost), split(cost);
+  for (uint64_t kt : k_candidates(low, align.k))
+    for (size_t i = 0; i < ms.size(); ++i)
+      for (uint64_t nt : ns) {
+        const GemmChoice c{ms[i], nt, kt};
+        if (footprint(low, target, c) <= target.partition_bytes)
+          (kt == g.k ? whole : split).offer(estimate(low, cost, c, dtype, a_pass[i]), c);
+      }
+  if (!whole.empty() && (split.empty() || split.best_time() > kSplitGain * whole.best_time())) {
+    *chosen = whole.pick();
+    return true;
+  }
+  if (split.empty())
+    return false;
+  *chosen = split.pick();
+  return true;
+}
+
+} // namespace
+
+TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
+  TilePlan p = start(TilePlan::Kind::Gemm, op, cost);
+  const GemmLowering low(op);
+  const GemmShape& g = low.shape();
+  const PlanTarget& target = cost.target();
+  GemmChoice c;
+  // Not even one fold of the array fits: partly used folds.
+  if (!search(low, cost, op.dtype, alignment(target.model), &c) &&
+      !search(low, cost, op.dtype, Alignment{}, &c))
+    too_small(op, target.partition_bytes);
+  p.m_mt = c.mt;
+  p.m_nt = c.nt;
+  p.m_kt = c.kt;
+  p.m_blocks = g.batches * ceil_div(g.m, c.mt) * ceil_div(g.n, c.nt);
+  p.m_chunks = ceil_div(g.k, c.kt);
+  p.m_a_buffer_bytes = low.a_buffer_bytes(c.mt, c.kt);
+  p.m_operand_bytes = p.m_a_buffer_bytes + c.kt * c.nt * p.m_es;
+  p.m_result_bytes = c.mt * c.nt * p.m_es;
+  p.m_accumulator_bytes =
+      needs_accumulator(target.model, p.m_chunks, c.kt) ? c.mt * c.nt * kAccumulatorBytes : 0;
+  p.m_shape =
+      "mt=" + std::to_string(c.mt) + " nt=" + std::to_string(c.nt) + " kt=" + std::to_string(c.kt);
+  if (g.batches > 1)
+    p.m_shape += " batches=" + std::to_string(g.batches);
+  return p;
+}
+
+Tile TilePlan::gemm_tile(uint64_t block, uint64_t chunk) const {
+  const GemmLowering low(m_op);
+  const GemmShape& g = low.shape();
+  const uint64_t mb = ceil_div(g.m, m_mt), nb = ceil_div(g.n, m_nt);
+  const uint64_t batch = block / (mb * nb), in_batch = block % (mb * nb);
+  const uint64_t m0 = in_batch / nb * m_mt, n0 = in_batch % nb * m_nt, k0 = chunk * m_kt;
+  const uint64_t mt = std::min(m_mt, g.m - m0), nt = std::min(m_nt, g.n - n0),
+                 kt = std::min(m_kt, g.k - k0);
+  Tile t;
+  t.engine = Engine::Array;
+  low.tile_transfers(batch, m0, mt, n0, nt, k0, kt, m_a_buffer_bytes, chunk + 1 == m_chunks, &t);
+  t.cycles = gemm_tile_steps(m_model.dataflow, m_model.array, mt, nt, kt) *
+             dtype_cycles_per_op(m_op.dtype);
+  t.folds = gemm_tile_folds(m_model.dataflow, m_model.array, mt, nt, kt);
+  t.macs = mt * nt * kt;
+  return t;
+}
+
+} // namespace npu

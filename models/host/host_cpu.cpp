@@ -64,8 +64,10 @@ void HostCpu::isr() {
   });
 }
 
-void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) {
+void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps,
+                            int64_t origin) {
   m_commands.at(command_id).device_ps = device_ps;
+  m_commands.at(command_id).origin = origin;
   const uint64_t lands = to_ps(sc_core::sc_time_stamp()) + lands_in_ps;
   if (m_config.completion == "interrupt") {
     // The interrupt follows the record landing (records land in order).
@@ -82,6 +84,8 @@ void HostCpu::learn(uint64_t command_id) {
   if (c.done)
     return;
   c.done = true;
+  if (m_waiting && (!m_wait_latest || m_commands[*m_wait_latest].device_ps <= c.device_ps))
+    m_wait_latest = command_id;
   --m_outstanding;
   --m_queue_outstanding[c.queue];
   --m_stream_outstanding[c.stream];
@@ -103,10 +107,13 @@ void HostCpu::busy(uint64_t duration_ps) {
   m_busy_ps += duration_ps;
 }
 
-void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& what) {
+void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& what,
+                         std::optional<uint64_t> awaited) {
   catch_up();
   if (ready())
     return;
+  m_waiting = true;
+  m_wait_latest.reset();
   m_blocked_on = what;
   const uint64_t start = to_ps(sc_core::sc_time_stamp());
   if (m_config.completion == "interrupt") {
@@ -132,6 +139,11 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
     trace_call("polling", start);
   }
   m_blocked_on.clear();
+  m_waiting = false;
+  if (!awaited)
+    awaited = m_wait_latest;
+  if (awaited)
+    m_woken_by = m_commands[*awaited].origin;
 }
 
 void HostCpu::poll_landed() {
@@ -202,9 +214,12 @@ uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& 
     state.record = desc.type == CommandType::EventWait ? desc.d : event_records(state.event);
   }
   m_commands.push_back(state);
-  if (m_stream_outstanding.size() <= stream)
+  if (m_stream_outstanding.size() <= stream) {
     m_stream_outstanding.resize(stream + 1, 0);
+    m_stream_last.resize(stream + 1, 0);
+  }
   ++m_stream_outstanding[stream];
+  m_stream_last[stream] = id;
   ++m_queue_outstanding[q];
   ++m_outstanding;
   desc.queue = q;
@@ -275,6 +290,7 @@ LaunchRecord& HostCpu::open_record(const LaunchRequest& r) {
   rec.async = r.async;
   rec.units = r.units;
   rec.t_ps[0] = now_ps();
+  rec.host_after = m_woken_by;
   return rec;
 }
 
@@ -300,6 +316,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
   }
   ring_doorbell(queue_of(stream));
+  m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   // A launch leaves the log once complete, which a sync list waits for: the trace takes
   // its copies of the records now.
   std::vector<LaunchRecord> traced;
@@ -340,6 +357,7 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
+  m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   LaunchRecord& rec = m_log.at(launch_id);
   rec.t_ps[2] = now_ps();
   // A launch leaves the log once complete, which a sync launch waits for: the trace takes
@@ -350,7 +368,7 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   m_trace_launch = Tracer::kNoLaunch;
   ++m_launches;
   if (!r.async) {
-    wait_until([&] { return m_commands[cmd].done; }, "sync launch of " + r.kernel_name);
+    wait_until([&] { return m_commands[cmd].done; }, "sync launch of " + r.kernel_name, cmd);
     busy(m_config.sync_call_ps);
   }
   if (traced)
@@ -369,7 +387,7 @@ void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, 
   const uint64_t cmd = submit(d, {}, stream);
   ++m_copies;
   if (!async) {
-    wait_until([&] { return m_commands[cmd].done; }, "synchronous memcpy");
+    wait_until([&] { return m_commands[cmd].done; }, "synchronous memcpy", cmd);
     busy(m_config.sync_call_ps);
   }
   trace_call(async ? "memcpy_async" : "memcpy", call_begin);
@@ -408,10 +426,10 @@ bool HostCpu::query_event(uint32_t event) {
 
 void HostCpu::sync_event(uint32_t event, const std::string& name) {
   const uint64_t call_begin = trace_begin();
-  busy(m_config.sync_call_ps);
   const auto cmd = event_command(event);
   if (cmd)
-    wait_until([&] { return m_commands[*cmd].done; }, "sync of event " + name);
+    wait_until([&] { return m_commands[*cmd].done; }, "sync of event " + name, *cmd);
+  busy(m_config.sync_call_ps);
   trace_call("event_synchronize", call_begin);
 }
 
@@ -440,16 +458,17 @@ void HostCpu::wait_event(uint32_t event, uint32_t stream) {
 
 void HostCpu::sync_stream(uint32_t stream, const std::string& name) {
   const uint64_t call_begin = trace_begin();
-  busy(m_config.sync_call_ps);
   if (stream < m_stream_outstanding.size())
-    wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'");
+    wait_until([&] { return m_stream_outstanding[stream] == 0; }, "sync of stream '" + name + "'",
+               m_stream_last[stream]);
+  busy(m_config.sync_call_ps);
   trace_call("stream_synchronize", call_begin);
 }
 
 void HostCpu::sync_device() {
   const uint64_t call_begin = trace_begin();
-  busy(m_config.sync_call_ps);
   wait_until([&] { return m_outstanding == 0; }, "device synchronize");
+  busy(m_config.sync_call_ps);
   trace_call("device_synchronize", call_begin);
 }
 

@@ -82,7 +82,8 @@ public:
   /// Records of `event` issued so far (to know what a wait refers to).
   uint64_t event_records(uint32_t event) const;
 
-  void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) override;
+  void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps,
+                     int64_t origin) override;
 
   bool finished() const { return m_finished; }
   /// The host thread's own time (ps): the simulation time plus what it ran ahead.
@@ -116,6 +117,7 @@ private:
     int64_t launch_id = -1;
     bool done = false;      ///< the host knows
     uint64_t device_ps = 0; ///< completion time in the record
+    int64_t origin = -1;    ///< the launch behind its completion (see CompletionSink)
   };
 
   void run();
@@ -140,8 +142,11 @@ private:
   void write_mem(uint64_t addr, const uint8_t* data, uint32_t len);
   /// The host learns of a landed command at the current time.
   void learn(uint64_t command_id);
-  /// Waits (sleeping or polling) until `ready()` holds.
-  void wait_until(const std::function<bool()>& ready, const std::string& what);
+  /// Waits (sleeping or polling) until `ready()` holds. `awaited` is the command whose
+  /// completion makes it hold, when one does; otherwise the latest to complete of those
+  /// learnt meanwhile counts as what ended the wait (see LaunchCauses::host_after).
+  void wait_until(const std::function<bool()>& ready, const std::string& what,
+                  std::optional<uint64_t> awaited = std::nullopt);
   /// Polling: takes in the completion records that have landed.
   void poll_landed();
   /// The command of `event`'s latest record, if it was recorded.
@@ -165,6 +170,12 @@ private:
   std::vector<uint64_t> m_queue_published;   ///< per queue: write index the device was told
   std::vector<uint64_t> m_queue_outstanding; ///< per queue: not yet known complete
   std::vector<uint64_t> m_stream_outstanding;
+  std::vector<uint64_t> m_stream_last; ///< per stream: its latest command
+  /// The launch behind the completion that ended the host's latest wait since its
+  /// last launch call (-1: none, or the host's own submission).
+  int64_t m_woken_by = -1;
+  std::optional<uint64_t> m_wait_latest; ///< during a wait: the latest completion learnt
+  bool m_waiting = false;
   std::vector<uint64_t> m_event_records;
   std::vector<std::vector<uint64_t>> m_event_record_commands; ///< per event: each record's command
   std::deque<std::pair<uint64_t, uint64_t>> m_irq_pending;    ///< (time ps, command id)

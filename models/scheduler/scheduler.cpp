@@ -138,6 +138,7 @@ void Scheduler::fetch() {
     sc_core::wait(delay + ps(m_config.decode_cycles * m_period_ps));
     cmd.fetch_ps = to_ps(sc_core::sc_time_stamp()) - start;
     cmd.arrival = m_arrivals++;
+    cmd.fetched_ps = to_ps(sc_core::sc_time_stamp());
     ++queue.fetch_index;
     ++m_fetched;
     queue.pending.push_back(std::move(cmd));
@@ -158,13 +159,20 @@ bool Scheduler::advance_queues() {
         break;
       if (head.desc.type != CommandType::Copy)
         account(queue); // an event command completes here
+      Release cause = release_of(head, queue);
+      if (head.desc.type == CommandType::EventWait) {
+        // The record it waits for, when that came last.
+        const Release& record = m_event_release[head.desc.c];
+        if (record.at_ps >= cause.at_ps)
+          cause = record;
+      }
       Command cmd = std::move(head);
       queue.pending.pop_front();
       progress = true;
       if (cmd.desc.type == CommandType::Copy) {
         queue.running = true;
         ++m_copies;
-        sc_core::sc_spawn(sc_bind(&Scheduler::run_copy, this, std::move(cmd)));
+        sc_core::sc_spawn(sc_bind(&Scheduler::run_copy, this, std::move(cmd), cause));
         break;
       }
       ++m_event_ops;
@@ -179,9 +187,10 @@ bool Scheduler::advance_queues() {
                        begin, to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
       if (cmd.desc.type == CommandType::EventRecord) {
         ++m_event_records[cmd.desc.c];
+        m_event_release[cmd.desc.c] = {cause.launch, to_ps(sc_core::sc_time_stamp())};
         m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
       }
-      complete(cmd);
+      complete(cmd, cause.launch);
     }
   }
   return progress;
@@ -194,15 +203,18 @@ void Scheduler::dispatch() {
         static_cast<uint32_t>(std::count(m_unit_free.begin(), m_unit_free.end(), true));
     std::vector<DispatchCandidate>& ready = m_ready;
     ready.clear();
-    if (m_running.size() < m_config.max_running) {
-      for (uint32_t q = 0; q < m_queues.size(); ++q) {
-        const Queue& queue = m_queues[q];
-        if (queue.running || queue.pending.empty())
-          continue;
-        const Command& head = queue.pending.front();
-        if (head.desc.type == CommandType::Kernel && head.desc.units <= free_units)
-          ready.push_back({q, head.arrival, head.desc.priority, head.desc.units});
-      }
+    const bool slots = m_running.size() < m_config.max_running;
+    for (uint32_t q = 0; q < m_queues.size(); ++q) {
+      Queue& queue = m_queues[q];
+      if (queue.running || queue.pending.empty())
+        continue;
+      Command& head = queue.pending.front();
+      if (head.desc.type != CommandType::Kernel)
+        continue;
+      if (slots && head.desc.units <= free_units)
+        ready.push_back({q, head.arrival, head.desc.priority, head.desc.units});
+      else
+        head.waited_for_units = true; // what frees a unit (or a slot) releases it
     }
     if (!ready.empty()) {
       const size_t pick = m_policy->pick_kernel(ready);
@@ -225,6 +237,9 @@ void Scheduler::start_kernel(uint32_t q) {
   Queue& queue = m_queues[q];
   queue.running = true; // reserve the queue while the dispatcher works
   Running run;
+  run.cause = release_of(queue.pending.front(), queue);
+  if (queue.pending.front().waited_for_units && m_unit_release.at_ps >= run.cause.at_ps)
+    run.cause = m_unit_release;
   run.cmd = std::move(queue.pending.front());
   queue.pending.pop_front();
   const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
@@ -279,6 +294,8 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   const int unit = result.unit;
   sc_assert(m_units[static_cast<size_t>(unit)]->index() == unit);
   m_unit_free[static_cast<size_t>(unit)] = true;
+  m_unit_release = {static_cast<int64_t>(m_running.at(run_id).cmd.desc.d),
+                    to_ps(sc_core::sc_time_stamp())};
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
@@ -301,6 +318,8 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   rec.units = done.cmd.desc.units;
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
+  rec.released_by = done.cause.launch;
+  rec.released_ps = done.cause.at_ps;
   if (m_trace) {
     // The queue holds the kernel from dispatch until its last unit is done.
     const auto launch = static_cast<int64_t>(done.cmd.desc.d);
@@ -313,14 +332,14 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   account(queue);
   queue.running = false;
   ++queue.kernels;
-  complete(done.cmd);
+  complete(done.cmd, static_cast<int64_t>(done.cmd.desc.d));
 }
 
-void Scheduler::run_copy(Command cmd) {
-  guarded([&] { copy(cmd); });
+void Scheduler::run_copy(Command cmd, Release cause) {
+  guarded([&] { copy(cmd, cause); });
 }
 
-void Scheduler::copy(const Command& cmd) {
+void Scheduler::copy(const Command& cmd, Release cause) {
   NpuExtension tag;
   tag.who = Initiator::Dma;
   const uint64_t begin = to_ps(sc_core::sc_time_stamp());
@@ -332,7 +351,7 @@ void Scheduler::copy(const Command& cmd) {
   account(m_queues[cmd.desc.queue]);
   m_queues[cmd.desc.queue].running = false;
   m_wake.notify(sc_core::SC_ZERO_TIME);
-  complete(cmd);
+  complete(cmd, cause.launch);
 }
 
 void Scheduler::account(Queue& q) {
@@ -343,8 +362,18 @@ void Scheduler::account(Queue& q) {
   q.since_ps = now;
 }
 
-void Scheduler::complete(const Command& cmd) {
-  m_completions.push_back({cmd.desc.queue, cmd.desc.command_id, to_ps(sc_core::sc_time_stamp())});
+Scheduler::Release Scheduler::release_of(const Command& cmd, const Queue& q) const {
+  // On a tie the device's side wins: a command that arrived as its predecessor
+  // finished waited for that too, and the host's part is already on the path.
+  if (q.released.at_ps >= cmd.fetched_ps)
+    return q.released;
+  return {-1, cmd.fetched_ps};
+}
+
+void Scheduler::complete(const Command& cmd, int64_t origin) {
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  m_queues[cmd.desc.queue].released = {origin, now};
+  m_completions.push_back({cmd.desc.queue, cmd.desc.command_id, now, origin});
   ++m_completing;
   m_completion_go.notify(sc_core::SC_ZERO_TIME);
 }
@@ -382,7 +411,7 @@ void Scheduler::completion_loop() {
       free_at = to_ps(sc_core::sc_time_stamp() + delay);
       --m_completing;
       if (m_sink)
-        m_sink->on_completion(c.command_id, c.device_ps, to_ps(delay));
+        m_sink->on_completion(c.command_id, c.device_ps, to_ps(delay), c.origin);
     }
   });
 }

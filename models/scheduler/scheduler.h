@@ -27,11 +27,14 @@ namespace npu {
 /// The host side of the completion signal (the interrupt line, or the memory the
 /// host polls). Called when a command's completion record has been written to DDR;
 /// it lands (the write's response is back) `lands_in_ps` later. The record carries the
-/// device time at which the command completed.
+/// device time at which the command completed and, for the analysis, the launch behind
+/// its completion (`origin`: the kernel itself, or for a copy or an event command the
+/// launch that released it; -1 when that was the host's submission).
 class CompletionSink {
 public:
   virtual ~CompletionSink() = default;
-  virtual void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps) = 0;
+  virtual void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps,
+                             int64_t origin) = 0;
 };
 
 /// A kernel as the device knows it after the module was loaded.
@@ -76,11 +79,19 @@ public:
   std::vector<StatGroup> stats(uint64_t simulated_ps) const;
 
 private:
+  /// What released a command: the completion of `launch` (-1: the host's submission),
+  /// which took effect at `at_ps`.
+  struct Release {
+    int64_t launch = -1;
+    uint64_t at_ps = 0;
+  };
   struct Command {
     Descriptor desc;
     std::vector<Region> args;
     uint64_t arrival = 0;
-    uint64_t fetch_ps = 0; ///< descriptor fetch and decode
+    uint64_t fetch_ps = 0;         ///< descriptor fetch and decode
+    uint64_t fetched_ps = 0;       ///< when it joined its queue
+    bool waited_for_units = false; ///< at the head, ready, but the units were taken
   };
   struct Queue {
     uint64_t write_index = 0;  ///< published by the doorbell, once it has arrived
@@ -88,6 +99,7 @@ private:
     uint64_t fetch_index = 0;
     std::deque<Command> pending;
     bool running = false;
+    Release released; ///< what the last command to leave the queue left behind it
     // statistics: commands published and not yet completed, integrated over time
     uint64_t since_ps = 0;    ///< last change of depth()
     uint64_t depth_area = 0;  ///< sum of depth x time (command-ps)
@@ -101,6 +113,7 @@ private:
   };
   struct Running {
     Command cmd;
+    Release cause;
     uint32_t remaining = 0;
     UnitResult critical;
     uint64_t t3_ps = 0;
@@ -126,11 +139,15 @@ private:
   bool advance_queues();
   void start_kernel(uint32_t queue);
   void unit_done(uint64_t run_id, const UnitResult& result);
-  void run_copy(Command cmd);
-  void copy(const Command& cmd);
+  void run_copy(Command cmd, Release cause);
+  void copy(const Command& cmd, Release cause);
+  /// What let queue `q`'s head `cmd` start now: whichever came last of its arrival
+  /// (the host) and the completion of the command before it on the queue.
+  Release release_of(const Command& cmd, const Queue& q) const;
   /// Queues the completion record of a command that completed now (posted: the
-  /// caller does not wait for the write).
-  void complete(const Command& cmd);
+  /// caller does not wait for the write); `origin` is the launch behind it. The
+  /// command's queue moves on: its next command is released by `origin`, now.
+  void complete(const Command& cmd, int64_t origin);
   /// Writes queued completion records to DDR in order, signalling the host as each lands.
   void completion_loop();
   /// Reads DDR now (`delay` must be zero); returns with the response time in `delay`.
@@ -155,11 +172,14 @@ private:
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
   std::map<uint64_t, Running> m_running;
   std::map<uint64_t, uint64_t> m_event_records; ///< event id -> completed records
+  std::map<uint64_t, Release> m_event_release;  ///< event id -> what released its last record
+  Release m_unit_release;                       ///< the latest launch to free a unit
   uint64_t m_next_run = 0;
   struct Completion {
     uint32_t queue = 0;
     uint64_t command_id = 0;
     uint64_t device_ps = 0; ///< when the command completed
+    int64_t origin = -1;    ///< the launch behind the completion
   };
   std::deque<Completion> m_completions; ///< records not yet written
   uint32_t m_completing = 0;            ///< records queued or being written

@@ -26,8 +26,25 @@ struct LaunchTimes {
   uint64_t total_ps() const { return t_ps[6] - t_ps[0]; }
 };
 
+/// What held a launch back, as the simulator recorded it when it happened (not inferred
+/// from timestamps afterwards): the critical path follows these.
+struct LaunchCauses {
+  /// The launch whose completion let the device dispatch this one: its stream's
+  /// previous launch, the launch behind an event it waited for, or the launch that freed
+  /// the units it needed, directly or through copies and events in between. -1 when the
+  /// host's submission came last (the command arrived after all of those).
+  int64_t released_by = -1;
+  /// When that completion released it (the predecessor's t5, or the end of a copy or
+  /// an event wait after it); used when released_by >= 0.
+  uint64_t released_ps = 0;
+  /// The launch whose completion ended the host's latest wait (a sync, a synchronous
+  /// memcpy or launch, a full ring) before this launch call; -1 when the host came to
+  /// this call from its previous launch call, or from the start, without waiting.
+  int64_t host_after = -1;
+};
+
 /// One launch: its timestamps and what ran where.
-struct LaunchRecord : LaunchTimes {
+struct LaunchRecord : LaunchTimes, LaunchCauses {
   uint64_t launch_id = 0;
   std::string kernel;
   std::string stream;

@@ -19,6 +19,7 @@ uint32_t LaunchTable::intern(const std::string& name, std::vector<std::string>& 
 void LaunchTable::add(const LaunchRecord& record) {
   LaunchRow row;
   static_cast<LaunchTimes&>(row) = record;
+  static_cast<LaunchCauses&>(row) = record;
   row.kernel = intern(record.kernel, m_kernels, m_kernel_index);
   row.stream = intern(record.stream, m_streams, m_stream_index);
   row.unit = record.unit;
@@ -107,33 +108,26 @@ TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
 
 namespace {
 
-// Walks the path backwards; `cursor` is the earliest time already on the path.
+// Walks the path backwards through the causes each launch recorded; `cursor` is the
+// earliest time already on the path.
 class PathWalk {
 public:
-  PathWalk(const LaunchTable& table, uint64_t end_ps, uint64_t sync_call_ps)
-      : m_table(table), m_rows(table.rows()), m_sync_call_ps(sync_call_ps), m_cursor(end_ps),
-        m_on_path(m_rows.size(), false), m_kernel_ps(table.kernels().size(), 0),
-        m_kernel_launches(table.kernels().size(), 0) {
-    const auto n = static_cast<uint32_t>(m_rows.size());
-    m_by_t5.resize(n);
-    std::iota(m_by_t5.begin(), m_by_t5.end(), 0u);
-    std::stable_sort(m_by_t5.begin(), m_by_t5.end(),
-                     [&](uint32_t a, uint32_t b) { return m_rows[a].t_ps[5] < m_rows[b].t_ps[5]; });
-    m_by_t6.resize(n);
-    std::iota(m_by_t6.begin(), m_by_t6.end(), 0u);
-    std::stable_sort(m_by_t6.begin(), m_by_t6.end(),
-                     [&](uint32_t a, uint32_t b) { return m_rows[a].t_ps[6] < m_rows[b].t_ps[6]; });
-  }
+  PathWalk(const LaunchTable& table, uint64_t end_ps)
+      : m_table(table), m_rows(table.rows()), m_cursor(end_ps), m_on_path(m_rows.size(), false),
+        m_kernel_ps(table.kernels().size(), 0), m_kernel_launches(table.kernels().size(), 0) {}
 
   CriticalPath run() {
-    // Every step moves the cursor back or to an earlier launch; the cap is a safeguard.
-    size_t steps = 4 * m_rows.size() + 4;
-    if (!m_by_t6.empty()) {
-      int64_t launch = m_by_t6.back();
-      bool at_t6 = true;
-      while (launch >= 0 && steps-- > 0)
-        launch = step(static_cast<uint32_t>(launch), at_t6);
-    }
+    // The run ends with the last completion the host learnt of (its final sync).
+    int64_t launch = -1;
+    for (size_t i = 0; i < m_rows.size(); ++i)
+      if (launch < 0 || m_rows[i].t_ps[6] >= m_rows[static_cast<size_t>(launch)].t_ps[6])
+        launch = static_cast<int64_t>(i);
+    // Causes point to earlier-finishing launches; the cap guards against a record
+    // that does not.
+    size_t steps = 2 * m_rows.size() + 2;
+    bool at_t6 = true;
+    while (launch >= 0 && steps-- > 0)
+      launch = step(static_cast<uint32_t>(launch), at_t6);
     take(TimeCategory::Idle, 0, -1);
 
     CriticalPath path;
@@ -151,8 +145,10 @@ public:
   }
 
 private:
-  // Puts [from, cursor) on the path as `category` (of `launch`, or -1 for the host).
-  void take(TimeCategory category, uint64_t from, int64_t launch) {
+  // Puts [from, cursor) on the path as `category` of `launch`, or with `launch` -1 as
+  // time between launches: the host's own (a gap between its calls) or the device's
+  // (copies and event commands between a launch and the one it released).
+  void take(TimeCategory category, uint64_t from, int64_t launch, bool host = true) {
     if (launch >= 0 && !m_on_path[static_cast<size_t>(launch)]) {
       m_on_path[static_cast<size_t>(launch)] = true;
       ++m_kernel_launches[m_rows[static_cast<size_t>(launch)].kernel];
@@ -163,31 +159,19 @@ private:
     m_parts[static_cast<size_t>(category)] += ps;
     if (launch >= 0)
       m_kernel_ps[m_rows[static_cast<size_t>(launch)].kernel] += ps;
-    else if (category == TimeCategory::Idle)
+    else if (category == TimeCategory::Idle && host)
       ++m_host_gaps;
     m_cursor = from;
   }
 
-  // The launch among `order` (indices sorted by t_ps[k]) with the latest t_ps[k] in
-  // (after, upto], other than `self` and accepted by `fits`; -1 when there is none.
-  template <typename Fits>
-  int64_t latest(const std::vector<uint32_t>& order, size_t k, uint64_t after, uint64_t upto,
-                 uint32_t self, Fits fits) const {
-    auto it = std::upper_bound(order.begin(), order.end(), upto,
-                               [&](uint64_t t, uint32_t i) { return t < m_rows[i].t_ps[k]; });
-    while (it != order.begin()) {
-      --it;
-      const LaunchRow& r = m_rows[*it];
-      if (r.t_ps[k] <= after)
-        break;
-      if (*it != self && fits(r))
-        return *it;
-    }
-    return -1;
+  // A recorded cause as a row index, or -1 when it names no earlier launch of the table.
+  int64_t row_of(int64_t launch, uint32_t self) const {
+    return launch >= 0 && static_cast<uint64_t>(launch) < self ? launch : -1;
   }
 
-  // Puts launch `i` on the path, from its t6 (or its t5 when a later launch waited for
-  // it to finish), and returns the next launch to follow, or -1 at the start of the run.
+  // Puts launch `i` on the path, from its t6 (or from its t5 when the launch it
+  // released is what follows it on the path), and returns the next launch to follow,
+  // or -1 at the start of the run.
   int64_t step(uint32_t i, bool& at_t6) {
     const LaunchRow& row = m_rows[i];
     if (at_t6)
@@ -195,52 +179,36 @@ private:
     take(TimeCategory::Complete, row.t_ps[5], i);
     take(TimeCategory::Execute, row.t_ps[4], i);
     take(TimeCategory::Iload, row.t_ps[3], i);
-    if (row.schedule_wait_ps() > 0) {
-      // What it waited for: a launch that finished meanwhile on its stream or unit,
-      // else any launch that finished meanwhile (an event on another stream).
-      int64_t before = latest(m_by_t5, 5, row.t_ps[2], row.t_ps[3], i, [&](const LaunchRow& r) {
-        return r.stream == row.stream || (r.unit >= 0 && r.unit == row.unit);
-      });
-      if (before < 0)
-        before =
-            latest(m_by_t5, 5, row.t_ps[2], row.t_ps[3], i, [](const LaunchRow&) { return true; });
-      if (before >= 0) {
-        take(TimeCategory::Schedule, m_rows[static_cast<size_t>(before)].t_ps[5], i);
-        at_t6 = false;
-        return before;
-      }
+    const int64_t before = row_of(row.released_by, i);
+    if (before >= 0) {
+      // Released on the device: dispatched after the release, which came at the end
+      // of `before` or of the copies and event commands that followed it.
+      take(TimeCategory::Schedule, std::max(row.released_ps, row.t_ps[2]), i);
+      take(TimeCategory::Idle, m_rows[static_cast<size_t>(before)].t_ps[5], -1, false);
+      at_t6 = false;
+      return before;
     }
     take(TimeCategory::Schedule, row.t_ps[2], i);
     take(TimeCategory::Launch, row.t_ps[0], i);
     return host_before(i, at_t6);
   }
 
-  // What the host did before it entered launch `i`'s call at the cursor.
+  // What the host did before it entered launch `i`'s call: it woke from a wait for the
+  // launch it recorded, or it came from its previous launch call.
   int64_t host_before(uint32_t i, bool& at_t6) {
     for (;;) {
+      const int64_t woken_by = row_of(m_rows[i].host_after, i);
+      if (woken_by >= 0) {
+        at_t6 = true;
+        return woken_by;
+      }
       // The previous launch call (a command list's launches share one call).
       int64_t q = static_cast<int64_t>(i) - 1;
       while (q >= 0 && m_rows[static_cast<size_t>(q)].t_ps[0] >= m_rows[i].t_ps[0])
         --q;
-      const uint64_t host_free =
-          q < 0 ? 0
-                : (m_rows[static_cast<size_t>(q)].async ? m_rows[static_cast<size_t>(q)].t_ps[2]
-                                                        : m_rows[static_cast<size_t>(q)].t_ps[6]);
-      // A sync the host woke from: a completion it learnt of just before the cursor.
-      const uint64_t wake_from = m_cursor > m_sync_call_ps ? m_cursor - m_sync_call_ps : 0;
-      const int64_t waited = latest(m_by_t6, 6, std::max(host_free, wake_from + 1) - 1, m_cursor,
-                                    UINT32_MAX, [](const LaunchRow&) { return true; });
-      if (waited >= 0) {
-        at_t6 = true;
-        return waited;
-      }
       if (q < 0)
         return -1;
       const LaunchRow& prev = m_rows[static_cast<size_t>(q)];
-      if (!prev.async) {
-        at_t6 = true; // the host waited for it
-        return q;
-      }
       take(TimeCategory::Idle, std::min(prev.t_ps[2], m_cursor), -1);
       take(TimeCategory::Launch, prev.t_ps[0], q);
       i = static_cast<uint32_t>(q);
@@ -249,21 +217,18 @@ private:
 
   const LaunchTable& m_table;
   const std::vector<LaunchRow>& m_rows;
-  uint64_t m_sync_call_ps;
   uint64_t m_cursor;
   TimeBreakdown m_parts{};
   uint64_t m_host_gaps = 0;
   std::vector<bool> m_on_path;
   std::vector<uint64_t> m_kernel_ps;
   std::vector<uint64_t> m_kernel_launches;
-  std::vector<uint32_t> m_by_t5;
-  std::vector<uint32_t> m_by_t6;
 };
 
 } // namespace
 
-CriticalPath critical_path(const LaunchTable& table, uint64_t end_ps, uint64_t sync_call_ps) {
-  return PathWalk(table, end_ps, sync_call_ps).run();
+CriticalPath critical_path(const LaunchTable& table, uint64_t end_ps) {
+  return PathWalk(table, end_ps).run();
 }
 
 } // namespace npu

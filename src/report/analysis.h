@@ -12,8 +12,8 @@
 
 namespace npu {
 
-/// The part of a launch the summary needs, without its strings: 88 bytes a launch.
-struct LaunchRow : LaunchTimes {
+/// The part of a launch the summary needs, without its strings: 112 bytes a launch.
+struct LaunchRow : LaunchTimes, LaunchCauses {
   uint32_t kernel = 0; ///< index into LaunchTable::kernels()
   int32_t unit = -1;
   uint32_t stream = 0; ///< index into LaunchTable::streams()
@@ -85,12 +85,14 @@ struct CriticalPath {
   std::vector<PathKernel> kernels; ///< by path time, largest first
 };
 
-/// Walks back from the end: through the launch that completed last (complete, execute,
-/// iload), then through what held its start: the launch on its stream or unit that
-/// finished while it waited to be scheduled, or else the host's launch call (prepare
-/// and submit) and what the host did before it: the launch it waited for in a sync
-/// (woken `sync_call_ps` or less after that launch's t6), or its previous launch call.
-/// Host time on the path that is not a launch call counts as Idle.
-CriticalPath critical_path(const LaunchTable& table, uint64_t end_ps, uint64_t sync_call_ps);
+/// Walks back from the end through the causes the simulator recorded (LaunchCauses):
+/// from the launch whose completion the host learnt of last, through its complete,
+/// execute and iload, then to what released it: the launch whose completion let it
+/// dispatch (its stream's or queue's previous command, an event it waited for, the units
+/// it needed), or else the host's launch call (prepare and submit) and what the host did
+/// before it: the launch whose completion ended its latest wait, or its previous launch
+/// call. Host time on the path that is not a launch call, and copies or event commands
+/// between two launches, count as Idle.
+CriticalPath critical_path(const LaunchTable& table, uint64_t end_ps);
 
 } // namespace npu

@@ -327,7 +327,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   j["sim"] = std::move(sim);
 
   j["breakdown"] = breakdown_json(breakdown(table, report.simulated_ps));
-  const CriticalPath path = critical_path(table, report.simulated_ps, report.sync_call_ps);
+  const CriticalPath path = critical_path(table, report.simulated_ps);
   nlohmann::ordered_json critical = breakdown_json(path.ps);
   critical["launches"] = path.launches;
   critical["host_gaps"] = path.host_gaps;
@@ -344,13 +344,13 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 void write_launches_csv_header(std::ostream& out) {
   out << "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,"
          "prepare_ns,submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,"
-         "complete_ns,execute_ifetch_stall_ns\n";
+         "complete_ns,execute_ifetch_stall_ns,released_by,host_after\n";
 }
 
 void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
   // One row per launch, written while the simulation runs: built without a format
   // string or temporaries (formatting once cost more than the launch it records).
-  char text[24 * 17];
+  char text[24 * 19];
   char* p = std::to_chars(text, text + 20, r.launch_id).ptr;
   *p++ = ',';
   out.write(text, p - text);
@@ -369,6 +369,10 @@ void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
         r.execute_ps(), r.complete_ps(), r.ifetch_stall_ps}) {
     *p++ = ',';
     p = put_ns(p, phase_ps);
+  }
+  for (const int64_t cause : {r.released_by, r.host_after}) {
+    *p++ = ',';
+    p = std::to_chars(p, p + 20, cause).ptr;
   }
   *p++ = '\n';
   out.write(text, p - text);

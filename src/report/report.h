@@ -77,7 +77,6 @@ struct RunReport {
   std::vector<KernelTiling> tilings; ///< per loaded kernel, in load order
   Leaks leaks;
   uint64_t simulated_ps = 0;
-  uint64_t sync_call_ps = 0; ///< host.sync_call: how soon after a completion a sync returns
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };
 

@@ -186,7 +186,6 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   m_platform->log().flush();
   report.launches = std::move(m_platform->log().records());
   report.table = std::move(m_table);
-  report.sync_call_ps = m_platform->config().host.sync_call_ps;
   uint64_t end = to_ps(sc_core::sc_time_stamp());
   for (const auto& r : report.table.rows())
     end = std::max(end, r.t_ps[6]);

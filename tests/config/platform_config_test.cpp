@@ -305,7 +305,7 @@ TEST(PlatformConfigShipped, EdgeNpuLoads) {
   EXPECT_EQ(c.sram.size_bytes, 512u * 1024);
   EXPECT_EQ(c.icache.size_bytes, 32u * 1024);
   EXPECT_EQ(c.compute.units, 4u);
-  EXPECT_EQ(c.host.interrupt_latency_ps, 15000000u);
+  EXPECT_EQ(c.host.interrupt_latency_ps, 25000000u);
   EXPECT_EQ(c.effective["ddr"]["preset"], "LPDDR4-3200");
   EXPECT_TRUE(contains(c.effective.dump(), "\"preset\":\"LPDDR4-3200\""));
 }

@@ -29,19 +29,19 @@ protected:
   }
 };
 
-// hello simulates 181.955 us: a limit below that stops it, one above lets it finish.
+// hello simulates 218.635 us: a limit below that stops it, one above lets it finish.
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
-  expect_stopped(run(hello("--max-sim-time 100us")),
-                 "npusim: error: simulated time limit of 100us reached after 2 launches, the "
+  expect_stopped(run(hello("--max-sim-time 120us")),
+                 "npusim: error: simulated time limit of 120us reached after 2 launches, the "
                  "host waiting for sync launch of gemm; raise limits.sim_time or --max-sim-time "
                  "if the run is meant to be this long");
-  const Result ok = run(hello("--max-sim-time 200us"));
+  const Result ok = run(hello("--max-sim-time 250us"));
   ASSERT_EQ(ok.code, 0) << ok.err;
   const auto report = nlohmann::json::parse(slurp(m_dir / "out" / "report.json"));
-  EXPECT_EQ(report["config"]["limits"]["sim_time"], "200us");
+  EXPECT_EQ(report["config"]["limits"]["sim_time"], "250us");
   EXPECT_EQ(report["config"]["limits"]["memory"], "8GiB");
   EXPECT_EQ(report["config"]["limits"]["wall_time"], "3600s");
-  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 181954.875, 1);
+  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 218634.5, 1);
 }
 
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheConfigAndSet) {

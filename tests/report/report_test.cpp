@@ -161,10 +161,10 @@ TEST(LaunchesCsv, HeaderAndRows) {
   EXPECT_EQ(lines[0],
             "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,"
             "submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns,"
-            "execute_ifetch_stall_ns");
+            "execute_ifetch_stall_ns,released_by,host_after");
   EXPECT_EQ(lines[2],
             "1,softmax,s0,2,100.000,101.000,103.000,106.000,110.000,115.000,121.000,1.000,"
-            "2.000,2.500,0.500,4.000,5.000,6.000,0.250");
+            "2.000,2.500,0.500,4.000,5.000,6.000,0.250,-1,-1");
   EXPECT_EQ(out.str().back(), '\n');
 }
 
@@ -484,6 +484,19 @@ LaunchRecord timed(uint64_t id, const std::string& stream, int unit,
   return r;
 }
 
+// `r` as released on the device by the completion of launch `by` at `at_ps`.
+LaunchRecord released(LaunchRecord r, int64_t by, uint64_t at_ps) {
+  r.released_by = by;
+  r.released_ps = at_ps;
+  return r;
+}
+
+// `r` as launched by a host that had just woken from a wait for launch `by`.
+LaunchRecord woken(LaunchRecord r, int64_t by) {
+  r.host_after = by;
+  return r;
+}
+
 size_t at(TimeCategory c) {
   return static_cast<size_t>(c);
 }
@@ -507,7 +520,12 @@ TEST(Breakdown, EachInstantGoesToTheFirstCategoryInFlight) {
 }
 
 TEST(CriticalPath, FollowsTheLaunchThatHeldTheLastOne) {
-  const CriticalPath path = critical_path(overlapping(), 200, 5);
+  // Launch 1 was released by launch 0's completion (its stream predecessor).
+  const CriticalPath path = critical_path(
+      make_launch_table(
+          {timed(0, "s", 0, {0, 10, 20, 30, 40, 100, 120}, true),
+           released(timed(1, "s", 1, {20, 30, 40, 110, 115, 130, 150}, true), 0, 100)}),
+      200);
   // [150, 200) host; launch 1 from t6 back to its t3; it waited for launch 0 to finish
   // at 100; launch 0 from t5 back to t0.
   EXPECT_EQ(path.ps[at(TimeCategory::Idle)], 50u);
@@ -528,8 +546,8 @@ TEST(CriticalPath, GoesThroughTheSyncTheHostWokeFrom) {
   // A sync launch, then the host returns 5 after learning of it and launches again.
   const LaunchTable table =
       make_launch_table({timed(0, "s", 0, {0, 10, 20, 30, 40, 100, 120}, false),
-                         timed(1, "t", 1, {125, 135, 145, 145, 150, 160, 170}, true)});
-  const CriticalPath path = critical_path(table, 170, 5);
+                         woken(timed(1, "t", 1, {125, 135, 145, 145, 150, 160, 170}, true), 0)});
+  const CriticalPath path = critical_path(table, 170);
   EXPECT_EQ(path.ps[at(TimeCategory::Launch)], 40u);   // both launch calls
   EXPECT_EQ(path.ps[at(TimeCategory::Idle)], 5u);      // [120, 125): the sync returning
   EXPECT_EQ(path.ps[at(TimeCategory::Complete)], 30u); // both
@@ -539,6 +557,42 @@ TEST(CriticalPath, GoesThroughTheSyncTheHostWokeFrom) {
   for (uint64_t ps : path.ps)
     sum += ps;
   EXPECT_EQ(sum, 170u);
+}
+
+// The same times with no recorded cause: launch 1 came from the host's submission, so
+// the path goes back through its launch call, not through launch 0 that happened to
+// finish while it waited.
+TEST(CriticalPath, TimesAloneDoNotMakeADependency) {
+  const CriticalPath path = critical_path(overlapping(), 200);
+  EXPECT_EQ(path.ps[at(TimeCategory::Schedule)], 70u); // [40, 110): launch 1 waited
+  EXPECT_EQ(path.ps[at(TimeCategory::Launch)], 40u);   // both calls: [20, 40) and [0, 20)
+  EXPECT_EQ(path.ps[at(TimeCategory::Execute)], 15u);  // launch 1 only
+  EXPECT_EQ(path.launches, 2u);
+  ASSERT_EQ(path.kernels.size(), 2u);
+  EXPECT_EQ(path.kernels[0].kernel, "k1");
+  EXPECT_EQ(path.kernels[1].ps, 20u); // launch 0's call only
+}
+
+// Three kernels: `long` on s2, then on s1 `short`, a wait for an event recorded after
+// `long`, and `after`. `after` was released by `long` through the event (the record and
+// the wait in between count as device time off the launches); `short` is not on it.
+TEST(CriticalPath, FollowsAnEventWaitAcrossStreams) {
+  const LaunchTable table = make_launch_table(
+      {timed(0, "s2", 0, {0, 5, 10, 15, 20, 1000, 1010}, true),
+       timed(1, "s1", 1, {10, 15, 20, 25, 30, 60, 70}, true),
+       released(timed(2, "s1", 1, {20, 25, 30, 1012, 1015, 1100, 1110}, true), 0, 1008)});
+  const CriticalPath path = critical_path(table, 1110);
+  ASSERT_EQ(path.kernels.size(), 2u);
+  EXPECT_EQ(path.kernels[0].kernel, "k0");
+  EXPECT_EQ(path.kernels[1].kernel, "k2");
+  EXPECT_EQ(path.ps[at(TimeCategory::Execute)], 980u + 85u);
+  EXPECT_EQ(path.ps[at(TimeCategory::Schedule)], 4u + 5u); // [1008, 1012) and [10, 15)
+  EXPECT_EQ(path.ps[at(TimeCategory::Idle)], 8u);          // [1000, 1008): record and wait
+  EXPECT_EQ(path.host_gaps, 0u);
+  uint64_t sum = 0;
+  for (uint64_t ps : path.ps)
+    sum += ps;
+  EXPECT_EQ(sum, 1110u);
 }
 
 TEST(Summary, BreakdownCriticalPathAndUtilisationSections) {

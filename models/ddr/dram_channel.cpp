@@ -134,7 +134,10 @@ bool DramChannel::next_write_mode() const {
 }
 
 bool DramChannel::offer(int32_t slot) {
-  const Queue& q = active();
+  return offer(active(), slot);
+}
+
+bool DramChannel::offer(const Queue& q, int32_t slot) {
   const Entry& e = q.slots[static_cast<size_t>(slot)];
   Bank& b = m_banks[e.bank];
   const bool hit = b.open_row == e.row;
@@ -187,6 +190,13 @@ void DramChannel::recompute_bank(uint32_t bank) {
   clear_candidate(bank);
   const Queue& q = active();
   const Bank& b = m_banks[bank];
+  // A row opened for the other queue first serves the request it was opened for, as the
+  // Ramulator 2 (active buffer) and DRAMSys (bank machine) controllers do: closing it for
+  // this queue would waste the ACT and cost that request another one.
+  if (b.opener >= 0 && b.opener_write != m_write_mode) {
+    offer(b.opener_write ? m_wq : m_rq, b.opener);
+    return;
+  }
   const int32_t head = b.oldest[m_write_mode ? 1 : 0];
   if (head < 0)
     return;
@@ -215,6 +225,9 @@ void DramChannel::rebuild_candidates() {
       ++seen;
     }
   }
+  for (uint32_t i = 0; i < m_banks.size(); ++i)
+    if (m_banks[i].opener >= 0 && m_banks[i].opener_write != m_write_mode)
+      recompute_bank(i);
 }
 
 void DramChannel::fill_candidate(const CandView& v, uint64_t cycle, Candidate& out) const {
@@ -428,11 +441,15 @@ void DramChannel::issue(const Candidate& c, uint64_t t) {
   default:
     break;
   }
-  Entry& e = active().slots[static_cast<size_t>(c.slot)];
+  // RD/WR may serve the other queue (Bank::opener); ACT and PRE serve the active one.
+  Queue& q = c.command == DramCommand::RD ? m_rq : c.command == DramCommand::WR ? m_wq : active();
+  Entry& e = q.slots[static_cast<size_t>(c.slot)];
   switch (c.command) {
   case DramCommand::ACT:
     if (e.outcome == Outcome::Unknown)
       e.outcome = Outcome::Miss;
+    m_banks[e.bank].opener = c.slot;
+    m_banks[e.bank].opener_write = e.is_write;
     issue_act(e, t);
     break;
   case DramCommand::PRE:
@@ -442,7 +459,7 @@ void DramChannel::issue(const Candidate& c, uint64_t t) {
     issue_pre(e.bank, t);
     break;
   default:
-    issue_cas(c.slot, t);
+    issue_cas(q, c.slot, t);
     break;
   }
 }
@@ -482,6 +499,7 @@ void DramChannel::close_bank(uint32_t bank) {
   if (b.open_row == kNoRow)
     return;
   b.open_row = kNoRow;
+  b.opener = -1;
   b.hits_rd = 0;
   b.hits_wr = 0;
   --m_ranks[b.rank].open_banks;
@@ -525,9 +543,8 @@ void DramChannel::issue_ref(uint32_t rank, uint64_t t) {
   log(DramCommand::REF, t, first, 0, 0);
 }
 
-void DramChannel::issue_cas(int32_t slot, uint64_t t) {
+void DramChannel::issue_cas(Queue& q, int32_t slot, uint64_t t) {
   const DramTiming& tm = m_spec.t;
-  Queue& q = active();
   Entry& e = q.slots[static_cast<size_t>(slot)];
   e.valid = false;
   q.free.push_back(static_cast<uint32_t>(slot));
@@ -543,6 +560,8 @@ void DramChannel::issue_cas(int32_t slot, uint64_t t) {
     q.slots[static_cast<size_t>(e.younger)].older = e.older;
   else
     b.youngest[dir] = e.older;
+  if (b.opener == slot && b.opener_write == e.is_write)
+    b.opener = -1;
   Group& g = m_groups[b.group];
   Rank& rk = m_ranks[b.rank];
   switch (e.outcome) {

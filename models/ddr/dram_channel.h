@@ -143,11 +143,16 @@ private:
     uint32_t hits_rd = 0, hits_wr = 0; ///< queued requests (both queues) to the open row
     uint32_t group = 0, rank = 0;      ///< flat indices
     int32_t cand = -1;                 ///< its entry in m_cands, or -1
+    /// The request whose ACT opened the row (slot in the queue of `opener_write`) until its
+    /// RD/WR issues or the row closes, or -1. A mode switch does not take the row from it.
+    int32_t opener = -1;
+    bool opener_write = false;
     /// This bank's requests in each queue, oldest first: [0] reads, [1] writes (slots).
     std::array<int32_t, 2> oldest{-1, -1}, youngest{-1, -1};
   };
   /// A bank's FR-FCFS choice in the active queue: its oldest row hit, else its oldest
-  /// request (which needs ACT or PRE). Every request of a bank that needs the same
+  /// request (which needs ACT or PRE); but the other queue's request that its row was opened
+  /// for (Bank::opener) until that RD/WR issues. Every request of a bank that needs the same
   /// command may issue at the same cycle, so the oldest one stands for all.
   struct CandView {
     uint64_t bank_part = 0; ///< max(bank timer of the command, arrival + 1)
@@ -187,9 +192,10 @@ private:
   Queue& active() { return m_write_mode ? m_wq : m_rq; }
   const Queue& active() const { return m_write_mode ? m_wq : m_rq; }
   bool next_write_mode() const;
-  /// Offers the request in `slot` of the active queue as its bank's candidate; true when
-  /// it became the candidate.
+  /// Offers the request in `slot` of `q` (by default the active queue) as its bank's
+  /// candidate; true when it became the candidate.
   bool offer(int32_t slot);
+  bool offer(const Queue& q, int32_t slot);
   void clear_candidate(uint32_t bank);
   void recompute_bank(uint32_t bank);
   void rebuild_candidates();
@@ -220,7 +226,7 @@ private:
   void issue(const Candidate& c, uint64_t cycle);
   void issue_act(const Entry& e, uint64_t t);
   void issue_pre(uint32_t bank, uint64_t t);
-  void issue_cas(int32_t slot, uint64_t t);
+  void issue_cas(Queue& q, int32_t slot, uint64_t t);
   void issue_prea(uint32_t rank, uint64_t t);
   void issue_ref(uint32_t rank, uint64_t t);
   void close_bank(uint32_t bank);

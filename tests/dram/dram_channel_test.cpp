@@ -366,6 +366,26 @@ TEST(DramScheduler, WritesDrainBetweenTheHighAndLowWatermarks) {
   EXPECT_EQ(check_jedec(b.spec, b.channel.command_log()), "");
 }
 
+TEST(DramScheduler, ARowOpenedForAReadServesItAcrossASwitchToWrites) {
+  // The read's ACT issues at 1; 26 writes at 2 start a drain before its RD may issue (tRCD).
+  // The row stays the read's: its RD issues at 1 + tRCD, and the write to another row of
+  // that bank precharges only after it, so the read needs one ACT, not two.
+  Bench b;
+  const uint64_t r = b.send(b.addr(0, 0, 1), false, 0);
+  b.send(b.addr(0, 0, 2), true, 2);
+  for (uint32_t i = 1; i < 26; ++i)
+    b.send(b.addr(1 + i % 3, i % 4, 100 + i), true, 2);
+  EXPECT_TRUE(b.channel.write_mode());
+  b.drain();
+  EXPECT_EQ(b.done.at(r), 1 + b.spec.t.RCD + b.spec.t.CL + b.spec.burst_cycles());
+  size_t row1_acts = 0;
+  for (const auto& c : b.commands(DramCommand::ACT))
+    row1_acts += c.bankgroup == 0 && c.bank == 0 && c.row == 1;
+  EXPECT_EQ(row1_acts, 1u);
+  EXPECT_EQ(b.channel.stats().activates, 27u);
+  EXPECT_EQ(check_jedec(b.spec, b.channel.command_log()), "");
+}
+
 TEST(DramScheduler, WritesDrainWhenNoReadIsWaiting) {
   Bench b;
   const uint64_t w = b.send(b.addr(0, 0, 1), true, 0);

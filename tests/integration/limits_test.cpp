@@ -29,7 +29,7 @@ protected:
   }
 };
 
-// hello simulates 218.635 us: a limit below that stops it, one above lets it finish.
+// hello simulates 220.545 us: a limit below that stops it, one above lets it finish.
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   expect_stopped(run(hello("--max-sim-time 120us")),
                  "npusim: error: simulated time limit of 120us reached after 2 launches, the "
@@ -41,7 +41,7 @@ TEST_F(LimitsTest, SimulatedTimeLimitFromTheCommandLine) {
   EXPECT_EQ(report["config"]["limits"]["sim_time"], "250us");
   EXPECT_EQ(report["config"]["limits"]["memory"], "8GiB");
   EXPECT_EQ(report["config"]["limits"]["wall_time"], "3600s");
-  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 218634.5, 1);
+  EXPECT_NEAR(report["sim"]["simulated_ns"].get<double>(), 220545.125, 1);
 }
 
 TEST_F(LimitsTest, SimulatedTimeLimitFromTheConfigAndSet) {

@@ -6,6 +6,8 @@ layer lists with the shapes of their papers:
   mobilenetv2_b1, mobilenetv2_b8  MobileNetV2 1.0 inference (Sandler et al. 2018, Table 2)
   bert_base_layer                 one BERT-base encoder layer, seq 128 (Devlin et al. 2019)
   llm_decode_step                 one decode step of a Llama-3.2-1B-class model, 512 cached tokens
+  llm7b_decode                    one decode step of Llama 2 7B, 2048 cached tokens (Touvron 2023)
+  llm7b_prefill                   the prefill of a 512-token prompt through Llama 2 7B
 
 Every layer is a launch, asynchronous on one stream; the input is copied host -> device
 at the start and the result back at the end, then the host synchronises the stream.
@@ -46,6 +48,7 @@ BINARY_BYTES = {
 SPLIT_OPS = 1 << 18
 
 DEFAULT_UNITS = 4  # compute.units of configs/edge-npu.yaml
+DATACENTER_UNITS = 24  # compute.units of configs/datacenter-npu.yaml
 
 
 def out_hw(h, r, stride, pad):
@@ -236,7 +239,7 @@ class Net:
 
 
 def si(n):
-    for scale, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+    for scale, suffix in ((1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= scale:
             return "%.3f %s" % (n / scale, suffix)
     return str(n)
@@ -430,59 +433,67 @@ def bert_base_layer(seq=128, hidden=768, heads=12, ffn=3072):
 # A Llama-3.2-1B-class decoder (Meta 2024; the Llama architecture of Touvron et al. 2023
 # with grouped-query attention): 16 layers, hidden 2048, 32 query heads and 8 KV heads of
 # 64, SwiGLU MLP of 8192, vocabulary 128256. A 7B model (6.7 GB of int8 weights) does not
-# fit the 4 GiB LPDDR4 of configs/edge-npu.yaml; a 1B model is the edge-sized member.
+# fit the 4 GiB LPDDR4 of configs/edge-npu.yaml; a 1B model is the edge-sized member
+# (the 7B workloads below are for configs/datacenter-npu.yaml).
 LLM = dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256, context=512)
 
+# Llama 2 7B (Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat Models",
+# Table 1: multi-head attention, grouped-query only at 34B and 70B; the sizes are LLaMA
+# 7B's, Touvron et al. 2023a, Table 2): 32 layers, hidden 4096, 32 heads of 128, SwiGLU MLP
+# of 11008, vocabulary 32000, an output head of its own (not tied to the embedding). Its
+# weights and KV cache need the HBM of configs/datacenter-npu.yaml; its large kernels span
+# that config's units.
+LLAMA2_7B = dict(layers=32, hidden=4096, heads=32, kv_heads=32, ffn=11008, vocab=32000,
+                 model="Llama 2 7B",
+                 source="Llama 2, Touvron et al. 2023; multi-head attention, no grouped-query",
+                 tied=False, units=DATACENTER_UNITS)
 
-def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context):
-    net = Net("llm_decode_step", [
-        "One decode step (one token) of a Llama-3.2-1B-class model over a KV cache of %d" %
-        context,
-        "tokens: %d layers, hidden %d, %d query and %d KV heads of %d, SwiGLU MLP %d, vocabulary" %
-        (layers, hidden, heads, kv_heads, hidden // heads, ffn),
-        "%d (Llama architecture, Touvron et al. 2023; grouped-query attention). Per layer:" % vocab,
-        "RMSNorm (as layernorm), q/k/v/o GEMVs (matmul m = 1), RoPE, KV-cache append, per",
-        "KV head scores and context for its %d query heads, softmax, SwiGLU gate/up/down," %
-        (heads // kv_heads),
-        "residual adds. Weights int8 (one buffer per layer), activations fp16. Each op is",
-        "one kernel launched once per layer, as a runtime reuses its compiled kernels.",
-        "Binary sizes are estimates.",
-    ])
+EDGE_DDR_BYTES = 4 << 30  # ddr.size of configs/edge-npu.yaml
+
+
+def llm_layers(net, layers, hidden, heads, kv_heads, ffn, vocab, tokens, context, tied):
+    """The program of a Llama-style decoder on `tokens` new tokens (batch 1) that attend to
+    `context` tokens of KV cache (their own included): embedding gather, `layers` layers,
+    final norm and output head. GEMVs when tokens = 1, GEMMs of m = tokens otherwise. The
+    final norm and the output head run on the last token only (its logits pick the next
+    token); the kernels read their part of the full tensor, as the model has no offsets."""
     head = hidden // heads
     group = heads // kv_heads
     kv = kv_heads * head
-    gemv = BINARY_BYTES["gemv"]
+    linear_binary = BINARY_BYTES["gemv" if tokens == 1 else "matmul"]
 
-    def matvec(name, n, k):
-        net.kernel(name, gemv, op="matmul", m=1, n=n, k=k, dtype="int8")
+    def linear(name, n, k, m=tokens, binary=linear_binary):
+        net.kernel(name, binary, op="matmul", m=m, n=n, k=k, dtype="int8")
 
     net.buffer("embedding", vocab * hidden * 2)  # fp16 table, read by the gather
-    tok = net.copy_in("token", 4)
-    net.kernel("embed", BINARY_BYTES["elementwise"], op="elementwise", elements=hidden,
+    if not tied:
+        net.weight_elements += vocab * hidden
+    tok = net.copy_in("token", tokens * 4)
+    net.kernel("embed", BINARY_BYTES["elementwise"], op="elementwise", elements=tokens * hidden,
                dtype="fp16")
     for name in ("attn_norm", "mlp_norm", "final_norm"):
-        net.kernel(name, BINARY_BYTES["layernorm"], op="layernorm", rows=1, cols=hidden,
-                   dtype="fp16")
-    matvec("q_proj", hidden, hidden)
-    matvec("k_proj", kv, hidden)
-    matvec("v_proj", kv, hidden)
-    net.kernel("rope", BINARY_BYTES["elementwise"], op="elementwise", elements=hidden + kv,
+        net.kernel(name, BINARY_BYTES["layernorm"], op="layernorm",
+                   rows=1 if name == "final_norm" else tokens, cols=hidden, dtype="fp16")
+    linear("q_proj", hidden, hidden)
+    linear("k_proj", kv, hidden)
+    linear("v_proj", kv, hidden)
+    net.kernel("rope", BINARY_BYTES["elementwise"], op="elementwise",
+               elements=tokens * (hidden + kv), inputs=2, dtype="fp16")
+    net.kernel("scores", BINARY_BYTES["matmul"], op="matmul", m=group * tokens, n=context,
+               k=head, dtype="fp16")
+    net.kernel("softmax", BINARY_BYTES["softmax"], op="softmax", rows=heads * tokens,
+               cols=context, dtype="fp16")
+    net.kernel("context", BINARY_BYTES["matmul"], op="matmul", m=group * tokens, n=head,
+               k=context, dtype="fp16")
+    linear("o_proj", hidden, hidden)
+    net.kernel("residual_add", BINARY_BYTES["elementwise"], op="elementwise",
+               elements=tokens * hidden, inputs=2, dtype="fp16")
+    linear("gate_proj", ffn, hidden)
+    linear("up_proj", ffn, hidden)
+    net.kernel("silu_mul", BINARY_BYTES["activation"], op="elementwise", elements=tokens * ffn,
                inputs=2, dtype="fp16")
-    net.kernel("scores", BINARY_BYTES["matmul"], op="matmul", m=group, n=context, k=head,
-               dtype="fp16")
-    net.kernel("softmax", BINARY_BYTES["softmax"], op="softmax", rows=heads, cols=context,
-               dtype="fp16")
-    net.kernel("context", BINARY_BYTES["matmul"], op="matmul", m=group, n=head, k=context,
-               dtype="fp16")
-    matvec("o_proj", hidden, hidden)
-    net.kernel("residual_add", BINARY_BYTES["elementwise"], op="elementwise", elements=hidden,
-               inputs=2, dtype="fp16")
-    matvec("gate_proj", ffn, hidden)
-    matvec("up_proj", ffn, hidden)
-    net.kernel("silu_mul", BINARY_BYTES["activation"], op="elementwise", elements=ffn, inputs=2,
-               dtype="fp16")
-    matvec("down_proj", hidden, ffn)
-    matvec("lm_head", vocab, hidden)
+    linear("down_proj", hidden, ffn)
+    linear("lm_head", vocab, hidden, m=1, binary=BINARY_BYTES["gemv"])
 
     rope_table = net.buffer("rope_table", 2 * context * head * 2)
     x = net.launch("embed", ["embedding", tok])
@@ -497,11 +508,11 @@ def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context):
         q = net.launch("rope", [q, rope_table])
         net.copy(kcache, k, k.size)
         net.copy(vcache, v, v.size)
-        scores = Tensor("scores", heads * context * 2)
+        scores = Tensor("scores", heads * tokens * context * 2)
         for _ in range(kv_heads):
             net.launch("scores", [q, kcache], out=scores)
         probs = net.launch("softmax", [scores])
-        ctx = Tensor("context", hidden * 2)
+        ctx = Tensor("context", tokens * hidden * 2)
         for _ in range(kv_heads):
             net.launch("context", [probs, vcache], out=ctx)
         a = net.launch("o_proj", [ctx], net.weights(p + "o_proj", "o_proj"))
@@ -513,9 +524,81 @@ def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context):
         d = net.launch("down_proj", [g], net.weights(p + "down_proj", "down_proj"))
         x = net.launch("residual_add", [d, x])
     x = net.launch("final_norm", [x], net.weights("final_norm", "final_norm"))
-    # Llama 3.2 1B ties the output head to the embedding table; int8 here like the rest.
+    # Llama 3.2 1B ties the output head to the embedding table, Llama 2 7B does not; int8
+    # here like the rest.
     logits = net.launch("lm_head", [x], net.weights("lm_head", "lm_head"))
     net.copy_out("logits", logits)
+    return net
+
+
+def llm_notes(net, tied):
+    """Header lines for what differs from the edge-sized 1B model: an output head of its own,
+    and weights and KV cache larger than edge-npu's DDR."""
+    lines = []
+    if not tied:
+        lines += [
+            "The embedding table (fp16, one row gathered per token) and the int8 output head",
+            "are separate matrices (not tied); both count as weights.",
+        ]
+    ddr = sum(size for size, memory in net.buffers.values() if memory == "ddr")
+    if ddr > EDGE_DDR_BYTES:
+        lines += [
+            "Weights and KV cache take %.2f GB of DDR, more than edge-npu's 4 GiB: run it on" %
+            (ddr / 1e9),
+            "configs/datacenter-npu.yaml. Large kernels span its %d units (compute.units)." %
+            net.units,
+        ]
+    return lines
+
+
+def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context, name="llm_decode_step",
+                    model="a Llama-3.2-1B-class model",
+                    source="Llama architecture, Touvron et al. 2023; grouped-query attention",
+                    tied=True, units=DEFAULT_UNITS):
+    group = heads // kv_heads
+    net = llm_layers(Net(name, [], units=units), layers, hidden, heads, kv_heads, ffn, vocab,
+                     tokens=1, context=context, tied=tied)
+    net.comment = [
+        "One decode step (one token) of %s over a KV cache of %d" % (model, context),
+        "tokens: %d layers, hidden %d, %d query and %d KV heads of %d, SwiGLU MLP %d, vocabulary" %
+        (layers, hidden, heads, kv_heads, hidden // heads, ffn),
+        "%d (%s). Per layer:" % (vocab, source),
+        "RMSNorm (as layernorm), q/k/v/o GEMVs (matmul m = 1), RoPE, KV-cache append, per",
+        "KV head scores and context for its %d query head%s, softmax, SwiGLU gate/up/down," %
+        (group, "s" if group > 1 else ""),
+        "residual adds. Weights int8 (one buffer per layer), activations fp16. Each op is",
+        "one kernel launched once per layer, as a runtime reuses its compiled kernels.",
+    ] + llm_notes(net, tied) + ["Binary sizes are estimates."]
+    return net
+
+
+def llm_prefill(layers, hidden, heads, kv_heads, ffn, vocab, seq, name, model, source, tied,
+                units=DEFAULT_UNITS):
+    """The prefill of a `seq`-token prompt: every layer on all its tokens at once, the KV
+    cache written for all of them; causal attention computed dense (full seq x seq scores,
+    the softmax masks the upper triangle)."""
+    group = heads // kv_heads
+    net = llm_layers(Net(name, [], units=units), layers, hidden, heads, kv_heads, ffn, vocab,
+                     tokens=seq, context=seq, tied=tied)
+    net.comment = [
+        "Prefill of a %d-token prompt (batch 1) through %s: %d layers, hidden %d," %
+        (seq, model, layers, hidden),
+        "%d query and %d KV heads of %d, SwiGLU MLP %d, vocabulary %d" %
+        (heads, kv_heads, hidden // heads, ffn, vocab),
+        "(%s). Per layer:" % source,
+        "RMSNorm (as layernorm), q/k/v/o GEMMs (matmul m = %d), RoPE, KV-cache write of the" %
+        seq,
+        "%d tokens (two memcpys), per KV head scores (%d x %d) and context for its %d query" %
+        (seq, seq * group, seq, group),
+        "head%s, softmax, SwiGLU gate/up/down GEMMs, residual adds. Attention is causal but" %
+        ("s" if group > 1 else ""),
+        "computed dense, as a GEMM kernel does: each head's full %d x %d scores, the upper" %
+        (seq, seq),
+        "triangle masked in the softmax; the MACs count the full square. The final norm and",
+        "the output head (a GEMV) run on the last token only, whose logits pick the next token.",
+        "Weights int8 (one buffer per layer), activations fp16. Each op is one kernel",
+        "launched once per layer, as a runtime reuses its compiled kernels.",
+    ] + llm_notes(net, tied) + ["Binary sizes are estimates."]
     return net
 
 
@@ -532,6 +615,15 @@ WORKLOADS = [
     ("bert_base_layer", bert_base_layer, (0.9e9, 1.0e9), (7.0e6, 7.1e6)),
     # Llama 3.2 1B: 1.24 B parameters; one MAC per weight per token plus attention.
     ("llm_decode_step", lambda: llm_decode_step(**LLM), (1.2e9, 1.3e9), (1.2e9, 1.3e9)),
+    # Llama 2 7B: 6.74 B parameters (6,738,415,616 with the 266 k norm weights, not weights
+    # here). A decode step: one MAC per weight but the embedding's, 6.61 G, plus the
+    # attention over 2048 cached tokens, 2 x 2048 x 4096 per layer, 0.54 G.
+    ("llm7b_decode", lambda: llm_decode_step(name="llm7b_decode", context=2048, **LLAMA2_7B),
+     (7.1e9, 7.2e9), (6.7e9, 6.8e9)),
+    # The prefill: 512 x 6.48 G of the layers' weights, 68.7 G of dense 512 x 512 attention
+    # (2 x 512 x 512 x 4096 per layer) and the last token's output head, 0.13 G.
+    ("llm7b_prefill", lambda: llm_prefill(name="llm7b_prefill", seq=512, **LLAMA2_7B),
+     (3.35e12, 3.42e12), (6.7e9, 6.8e9)),
 ]
 
 

@@ -5,7 +5,7 @@
 
 namespace npu {
 
-Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config)
+Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity granularity)
     : sc_module(name), socket("socket"), m_config(config), m_tck_ps(config.spec.tck_ps),
       m_memory(config.size_bytes), m_mapper(config.spec, config.mapping_fields, config.hash) {
   SC_HAS_PROCESS(Ddr);
@@ -20,6 +20,10 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config)
   }
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
+  if (granularity == Granularity::Burst) {
+    m_nonblocking = true;
+    socket.register_nb_transport_fw(this, &Ddr::nb_transport_fw);
+  }
   SC_METHOD(run_controllers);
   sensitive << m_kick;
   dont_initialize();
@@ -40,52 +44,101 @@ void Ddr::request_done(uint64_t id) {
   m_waiting[id] = nullptr;
   m_free_ids.push_back(static_cast<uint32_t>(id));
   if (--w->remaining == 0)
+    finished(w);
+}
+
+void Ddr::finished(Waiter* w) {
+  if (w->payload) {
+    // Answered by the controllers' method, after this run of the channels.
+    m_responses.push_back(w);
+    m_kick.notify(sc_core::SC_ZERO_TIME);
+  } else {
     w->done.notify(sc_core::SC_ZERO_TIME);
+  }
 }
 
 void Ddr::run_controllers() {
+  const uint64_t now_ps = to_ps(sc_core::sc_time_stamp());
+  while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= now_ps) {
+    tlm::tlm_generic_payload* payload = std::get<2>(m_arrivals.top());
+    m_arrivals.pop();
+    accept(*payload);
+  }
   const uint64_t now = cycle_now();
   m_last_cycle = now;
   uint64_t next = UINT64_MAX;
-  for (auto& ch : m_channels) {
+  for (auto& ch : m_channels)
     if (ch->due(now))
       ch->advance_to(now);
+  // Requests waiting for a queue entry take the ones freed up to now, in order of arrival.
+  for (size_t i = 0; i < m_blocked.size();) {
+    if (admit(m_blocked[i]))
+      m_blocked.erase(m_blocked.begin() + static_cast<std::ptrdiff_t>(i));
+    else
+      ++i;
+  }
+  for (auto& ch : m_channels) {
     // Wake for the next completion only; the commands before it are replayed by the
-    // next advance (an arrival advances its channel first). Initiators waiting for a
+    // next advance (an arrival advances its channel first). Requests waiting for a
     // queue entry need the exact cycle a command frees one.
-    next = std::min(next, m_room_waiters > 0 ? ch->next_event() : ch->next_completion_bound());
+    const bool exact = m_room_waiters > 0 || !m_blocked.empty();
+    next = std::min(next, exact ? ch->next_event() : ch->next_completion_bound());
   }
-  if (next == UINT64_MAX) {
+  std::vector<Waiter*> answered;
+  answered.swap(m_responses);
+  for (Waiter* w : answered)
+    respond(w); // may bring new arrivals
+  uint64_t at = next == UINT64_MAX ? UINT64_MAX : std::max(cycle_ps(next), now_ps + 1);
+  if (!m_arrivals.empty())
+    at = std::min(at, std::max(std::get<0>(m_arrivals.top()), now_ps + 1));
+  if (at == UINT64_MAX)
     next_trigger(m_kick);
-  } else {
-    const uint64_t at = std::max(cycle_ps(next), to_ps(sc_core::sc_time_stamp()) + 1);
+  else
     next_trigger(ps(at) - sc_core::sc_time_stamp(), m_kick);
+}
+
+tlm::tlm_response_status Ddr::check(const tlm::tlm_generic_payload& payload) const {
+  const uint64_t len = payload.get_data_length();
+  if (len == 0 || !m_memory.contains(payload.get_address(), len))
+    return tlm::TLM_ADDRESS_ERROR_RESPONSE;
+  if (payload.get_byte_enable_ptr())
+    return tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE;
+  return tlm::TLM_OK_RESPONSE;
+}
+
+std::unique_ptr<Ddr::Waiter> Ddr::take_waiter() {
+  if (m_spare_waiters.empty())
+    return std::make_unique<Waiter>();
+  std::unique_ptr<Waiter> w = std::move(m_spare_waiters.back());
+  m_spare_waiters.pop_back();
+  return w;
+}
+
+uint64_t Ddr::new_id(Waiter* waiter) {
+  ++waiter->remaining;
+  if (m_free_ids.empty()) {
+    m_waiting.push_back(waiter);
+    return m_waiting.size() - 1;
   }
+  const uint64_t id = m_free_ids.back();
+  m_free_ids.pop_back();
+  m_waiting[id] = waiter;
+  return id;
 }
 
 void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  if (const auto status = check(payload); status != tlm::TLM_OK_RESPONSE) {
+    payload.set_response_status(status);
+    return;
+  }
   const uint64_t addr = payload.get_address();
   const uint64_t len = payload.get_data_length();
-  if (len == 0 || !m_memory.contains(addr, len)) {
-    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
-  }
-  if (payload.get_byte_enable_ptr()) {
-    payload.set_response_status(tlm::TLM_BYTE_ENABLE_ERROR_RESPONSE);
-    return;
-  }
   // The controller queues requests at the time they arrive.
   sc_core::wait(delay);
   delay = sc_core::SC_ZERO_TIME;
   const bool is_write = payload.is_write();
   const uint64_t access = m_config.spec.access_bytes;
-  std::unique_ptr<Waiter> owned;
-  if (m_spare_waiters.empty()) {
-    owned = std::make_unique<Waiter>();
-  } else {
-    owned = std::move(m_spare_waiters.back());
-    m_spare_waiters.pop_back();
-  }
+  std::unique_ptr<Waiter> owned = take_waiter();
   Waiter& waiter = *owned;
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
@@ -93,6 +146,12 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     // (they may have freed a queue entry).
     if (const uint64_t cycle = cycle_now(); cycle > ch.now())
       ch.advance_to(cycle);
+    if (!ch.can_accept(is_write) && m_nonblocking) {
+      // Queue full: wait in line with the non-blocking requests (admit() queues the rest).
+      ++waiter.remaining;
+      m_blocked.push_back(Blocked{&waiter, a, addr + len, is_write});
+      break;
+    }
     if (!ch.can_accept(is_write)) {
       // Queue full: let the controller run, then take the next free entry.
       m_kick.notify(sc_core::SC_ZERO_TIME);
@@ -101,15 +160,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
         sc_core::wait(m_room);
       --m_room_waiters;
     }
-    uint64_t id = m_waiting.size();
-    if (m_free_ids.empty()) {
-      m_waiting.push_back(&waiter);
-    } else {
-      id = m_free_ids.back();
-      m_free_ids.pop_back();
-      m_waiting[id] = &waiter;
-    }
-    ++waiter.remaining;
+    const uint64_t id = new_id(&waiter);
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
   }
   // The controllers look at the new requests one delta later, once every request
@@ -118,18 +169,88 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   while (waiter.remaining > 0)
     sc_core::wait(waiter.done);
   m_spare_waiters.push_back(std::move(owned));
-  if (is_write) {
+  move_data(payload);
+  if (m_trace)
+    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), len);
+  // The controller front end and PHY sit outside the DRAM timing.
+  delay = ps(m_config.controller_latency_ps);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                        sc_core::sc_time& delay) {
+  if (phase != tlm::BEGIN_REQ)
+    return tlm::TLM_ACCEPTED; // END_RESP: nothing left to do
+  if (const auto status = check(payload); status != tlm::TLM_OK_RESPONSE) {
+    payload.set_response_status(status);
+    phase = tlm::BEGIN_RESP;
+    return tlm::TLM_COMPLETED;
+  }
+  m_arrivals.emplace(to_ps(sc_core::sc_time_stamp() + delay), m_arrival_seq++, &payload);
+  m_kick.notify(delay);
+  phase = tlm::END_REQ;
+  return tlm::TLM_UPDATED;
+}
+
+void Ddr::accept(tlm::tlm_generic_payload& payload) {
+  std::unique_ptr<Waiter> owned = take_waiter();
+  Waiter* waiter = owned.get();
+  waiter->payload = &payload;
+  m_deferred[&payload] = std::move(owned);
+  const uint64_t access = m_config.spec.access_bytes;
+  // Held open until every request is queued: the first ones may finish before the last
+  // one finds room.
+  ++waiter->remaining;
+  Blocked b{waiter, payload.get_address() / access * access,
+            payload.get_address() + payload.get_data_length(), payload.is_write()};
+  if (!admit(b))
+    m_blocked.push_back(b);
+}
+
+bool Ddr::admit(Blocked& b) {
+  const uint64_t end = b.end;
+  const bool is_write = b.is_write;
+  const uint64_t cycle = cycle_now();
+  for (; b.next < end; b.next += m_config.spec.access_bytes) {
+    DramChannel& ch = *m_channels[m_mapper.channel_of(b.next)];
+    if (cycle > ch.now())
+      ch.advance_to(cycle);
+    if (!ch.can_accept(is_write))
+      return false;
+    ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
+  }
+  if (--b.waiter->remaining == 0)
+    finished(b.waiter);
+  return true;
+}
+
+void Ddr::respond(Waiter* waiter) {
+  tlm::tlm_generic_payload& payload = *waiter->payload;
+  const auto it = m_deferred.find(&payload);
+  sc_assert(it != m_deferred.end());
+  waiter->payload = nullptr;
+  m_spare_waiters.push_back(std::move(it->second));
+  m_deferred.erase(it);
+  move_data(payload);
+  if (m_trace)
+    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), payload.get_data_length());
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+  tlm::tlm_phase phase = tlm::BEGIN_RESP;
+  // The controller front end and PHY sit outside the DRAM timing.
+  sc_core::sc_time delay = ps(m_config.controller_latency_ps);
+  socket->nb_transport_bw(payload, phase, delay);
+}
+
+void Ddr::move_data(tlm::tlm_generic_payload& payload) {
+  const uint64_t addr = payload.get_address();
+  const uint64_t len = payload.get_data_length();
+  if (payload.is_write()) {
     m_memory.write(addr, payload.get_data_ptr(), len);
     m_write_bytes += len;
   } else {
     m_memory.read(addr, payload.get_data_ptr(), len);
     m_read_bytes += len;
   }
-  if (m_trace)
-    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), len);
-  // The controller front end and PHY sit outside the DRAM timing.
-  delay = ps(m_config.controller_latency_ps);
-  payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
 unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {

@@ -12,7 +12,11 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <deque>
+#include <functional>
 #include <memory>
+#include <queue>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -24,11 +28,16 @@ namespace npu {
 /// channels and blocks the calling thread until the last data burst has ended; one
 /// SC_METHOD runs every channel and re-arms itself at the next cycle something can
 /// happen, so concurrent initiators really contend for banks and buses.
+/// Non-blocking requests (nb_transport_fw, Granularity::Burst) are queued in the same
+/// controllers at their arrival time, by the SC_METHOD, and answered over the backward
+/// path once their last request is done; no thread waits for them.
 class Ddr : public sc_core::sc_module {
 public:
   tlm_utils::simple_target_socket<Ddr> socket;
 
-  Ddr(sc_core::sc_module_name name, const DdrConfig& config);
+  /// With Granularity::Burst the DDR also takes non-blocking requests.
+  Ddr(sc_core::sc_module_name name, const DdrConfig& config,
+      Granularity granularity = Granularity::Access64);
 
   /// Untimed access for loaders and tests.
   SparseMemory& storage() { return m_memory; }
@@ -37,13 +46,42 @@ public:
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
 private:
-  /// One blocked b_transport: its requests still in the controller.
+  /// One blocked b_transport, or one non-blocking request: its requests still in the
+  /// controller.
   struct Waiter {
     uint32_t remaining = 0;
     sc_core::sc_event done;
+    tlm::tlm_generic_payload* payload = nullptr; ///< non-blocking: answer it when done
   };
+  /// A non-blocking request on its way in: (arrival in ps, order of arrival, payload).
+  using Arrival = std::tuple<uint64_t, uint64_t, tlm::tlm_generic_payload*>;
 
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  /// TLM_OK_RESPONSE when the DDR can serve the payload, else the error to answer.
+  tlm::tlm_response_status check(const tlm::tlm_generic_payload& payload) const;
+  /// A non-blocking request whose next 64-byte request found its queue full: it waits, as
+  /// a blocked b_transport does, and so do its later requests.
+  struct Blocked {
+    Waiter* waiter;
+    uint64_t next; ///< address of its first request not yet queued
+    uint64_t end;  ///< one past its last byte
+    bool is_write;
+  };
+  /// Queues the 64-byte requests of an arrived non-blocking request.
+  void accept(tlm::tlm_generic_payload& payload);
+  /// Queues `b`'s requests in order while their queues have room; false when one is full.
+  bool admit(Blocked& b);
+  /// Every request of `waiter` is done: wake its thread or answer its payload.
+  void finished(Waiter* waiter);
+  /// Answers a finished non-blocking request over the backward path.
+  void respond(Waiter* waiter);
+  std::unique_ptr<Waiter> take_waiter();
+  /// Gives `waiter` a request id.
+  uint64_t new_id(Waiter* waiter);
+  /// Moves the payload's data and counts its bytes.
+  void move_data(tlm::tlm_generic_payload& payload);
   unsigned transport_dbg(tlm::tlm_generic_payload& payload);
   /// The controller clock: advances every channel to now, re-arms at the next event.
   void run_controllers();
@@ -61,10 +99,18 @@ private:
   std::vector<uint32_t> m_free_ids;
   /// Waiters of finished transactions, kept for reuse: an event is costly to build.
   std::vector<std::unique_ptr<Waiter>> m_spare_waiters;
-  uint64_t m_last_cycle = 0;   ///< cycle of the controllers' latest run
-  uint32_t m_room_waiters = 0; ///< initiators blocked on a full queue
-  sc_core::sc_event m_kick;    ///< new requests: re-evaluate the next wake-up
-  sc_core::sc_event m_room;    ///< a queue entry freed up
+  /// Non-blocking requests: in flight (by payload), not yet arrived, finished and not yet
+  /// answered, and those waiting for a queue entry.
+  std::unordered_map<const tlm::tlm_generic_payload*, std::unique_ptr<Waiter>> m_deferred;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> m_arrivals;
+  uint64_t m_arrival_seq = 0;
+  std::vector<Waiter*> m_responses;
+  std::deque<Blocked> m_blocked; ///< in order of arrival
+  bool m_nonblocking = false;    ///< Granularity::Burst: blocked b_transports join m_blocked
+  uint64_t m_last_cycle = 0;     ///< cycle of the controllers' latest run
+  uint32_t m_room_waiters = 0;   ///< initiators blocked on a full queue
+  sc_core::sc_event m_kick;      ///< new requests: re-evaluate the next wake-up
+  sc_core::sc_event m_room;      ///< a queue entry freed up
   uint64_t m_read_bytes = 0;
   Tracer* m_trace = nullptr;
   uint64_t m_write_bytes = 0;

@@ -4,14 +4,21 @@
 #include "config/units.h"
 
 #include <algorithm>
+#include <queue>
 #include <sstream>
 
 namespace npu {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config)
-    : sc_module(name), socket("socket"), m_config(config),
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Granularity granularity)
+    : sc_module(name), socket("socket"), m_config(config), m_granularity(granularity),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_channels(config.channels) {
+      m_quantum_ps(kQuantumCycles * m_period_ps), m_channels(config.channels) {
+  if (granularity == Granularity::Burst) {
+    socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
+    SC_HAS_PROCESS(DmaEngine);
+    SC_THREAD(pump);
+    return;
+  }
   for (size_t i = 0; i < m_channels.size(); ++i)
     m_channels[i].workers =
         std::make_unique<WorkerPool>(("channel" + std::to_string(i)).c_str(), config.outstanding);
@@ -37,28 +44,37 @@ static std::string hex(uint64_t v) {
   return s.str();
 }
 
-void DmaEngine::burst(const DmaTransfer& t, uint64_t index, const std::string& what,
-                      const NpuExtension& tag) {
+DmaEngine::BurstSpan DmaEngine::span(const DmaTransfer& t, uint64_t index) const {
   const uint64_t per_row = (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes;
   const uint64_t row = index / per_row;
   const uint64_t offset = (index % per_row) * m_config.burst_bytes;
-  const uint32_t len = static_cast<uint32_t>(std::min(m_config.burst_bytes, t.row_bytes - offset));
-  const uint64_t src = t.src + row * t.src_stride + offset;
-  const uint64_t dst = t.dst + row * t.dst_stride + offset;
-  std::vector<uint8_t> data(len);
+  const auto len = static_cast<uint32_t>(std::min(m_config.burst_bytes, t.row_bytes - offset));
+  return {t.src + row * t.src_stride + offset, t.dst + row * t.dst_stride + offset,
+          row * t.row_bytes + offset, len};
+}
+
+void DmaEngine::fail(const DmaTransfer& t, const BurstSpan& at, tlm::tlm_response_status status,
+                     const std::string& what) const {
+  throw SimulationError(
+      "DMA transfer '" + what + "' (" + units::format_bytes(t.bytes()) + " from " + hex(t.src) +
+      " to " + hex(t.dst) + ") failed at offset " + std::to_string(at.offset) + ": " +
+      (status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address not mapped" : "bus error"));
+}
+
+void DmaEngine::burst(const DmaTransfer& t, uint64_t index, const std::string& what,
+                      const NpuExtension& tag) {
+  const BurstSpan b = span(t, index);
+  std::vector<uint8_t> data(b.len);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-  auto status = transact(socket, tlm::TLM_READ_COMMAND, src, data.data(), len, tag, delay);
+  auto status = transact(socket, tlm::TLM_READ_COMMAND, b.src, data.data(), b.len, tag, delay);
   sc_core::wait(delay);
   if (status == tlm::TLM_OK_RESPONSE) {
     delay = sc_core::SC_ZERO_TIME;
-    status = transact(socket, tlm::TLM_WRITE_COMMAND, dst, data.data(), len, tag, delay);
+    status = transact(socket, tlm::TLM_WRITE_COMMAND, b.dst, data.data(), b.len, tag, delay);
     sc_core::wait(delay);
   }
   if (status != tlm::TLM_OK_RESPONSE)
-    throw SimulationError(
-        "DMA transfer '" + what + "' (" + units::format_bytes(t.bytes()) + " from " + hex(t.src) +
-        " to " + hex(t.dst) + ") failed at offset " + std::to_string(row * t.row_bytes + offset) +
-        ": " + (status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address not mapped" : "bus error"));
+    fail(t, b, status, what);
 }
 
 void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExtension& tag) {
@@ -69,25 +85,10 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   const uint64_t begin = to_ps(sc_core::sc_time_stamp());
   NpuExtension ext = tag;
   ext.who = Initiator::Dma;
-  const uint64_t per_row = (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes;
-  // Short rows make short bursts: more of them fit in the channel's read buffer.
-  const uint32_t in_flight =
-      bursts_in_flight(m_config, std::min<uint64_t>(t.row_bytes, m_config.burst_bytes));
   uint64_t issued = 0;
   try {
-    sc_core::wait(ps(m_config.setup_latency_ps));
-    channel.workers->run(
-        per_row * t.rows,
-        [&](uint64_t index) {
-          // The channel issues at most one burst per cycle.
-          const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
-          const uint64_t now = to_ps(sc_core::sc_time_stamp());
-          if (slot > now)
-            sc_core::wait(ps(slot - now));
-          burst(t, index, what, ext);
-          ++issued;
-        },
-        in_flight);
+    issued = m_granularity == Granularity::Burst ? run_decoupled(t, begin, what, ext)
+                                                 : run_waited(t, ch, begin, what, ext);
   } catch (...) {
     channel.busy = false;
     m_channel_freed.notify(sc_core::SC_ZERO_TIME);
@@ -103,6 +104,152 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
                                                  : Tracer::kNoLaunch);
   channel.busy = false;
   m_channel_freed.notify(sc_core::SC_ZERO_TIME);
+}
+
+uint32_t DmaEngine::in_flight(const DmaTransfer& t) const {
+  // Short rows make short bursts: more of them fit in the channel's read buffer.
+  return bursts_in_flight(m_config, std::min<uint64_t>(t.row_bytes, m_config.burst_bytes));
+}
+
+uint64_t DmaEngine::bursts(const DmaTransfer& t) const {
+  return (t.row_bytes + m_config.burst_bytes - 1) / m_config.burst_bytes * t.rows;
+}
+
+uint64_t DmaEngine::run_waited(const DmaTransfer& t, uint32_t ch, uint64_t begin,
+                               const std::string& what, const NpuExtension& tag) {
+  uint64_t issued = 0;
+  sc_core::wait(ps(m_config.setup_latency_ps));
+  m_channels[ch].workers->run(
+      bursts(t),
+      [&](uint64_t index) {
+        // The channel issues at most one burst per cycle.
+        const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
+        const uint64_t now = to_ps(sc_core::sc_time_stamp());
+        if (slot > now)
+          sc_core::wait(ps(slot - now));
+        burst(t, index, what, tag);
+        ++issued;
+      },
+      in_flight(t));
+  return issued;
+}
+
+uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint64_t begin, const std::string& what,
+                                  const NpuExtension& tag) {
+  Flow flow;
+  flow.transfer = &t;
+  flow.what = &what;
+  flow.tag = tag;
+  flow.begin = begin + m_config.setup_latency_ps;
+  flow.count = bursts(t);
+  flow.window = in_flight(t);
+  ready(flow, flow.begin);
+  m_flow_added.notify(sc_core::SC_ZERO_TIME);
+  sc_core::wait(flow.done);
+  if (flow.error)
+    std::rethrow_exception(flow.error);
+  return flow.count;
+}
+
+void DmaEngine::ready(Flow& f, uint64_t at) {
+  if (f.queued || f.error || f.next == f.count || f.flying == f.window)
+    return;
+  // The channel issues at most one burst per cycle.
+  m_ready.emplace(std::max(at, f.begin + f.next * m_period_ps), m_ready_seq++, &f);
+  f.queued = true;
+}
+
+void DmaEngine::start_burst(Flow& f, uint64_t at) {
+  f.queued = false;
+  Slot* slot;
+  if (m_free_slots.empty()) {
+    m_slots.push_back(std::make_unique<Slot>());
+    slot = m_slots.back().get();
+    slot->data.resize(m_config.burst_bytes);
+    m_slot_of[&slot->payload] = slot;
+  } else {
+    slot = m_free_slots.back();
+    m_free_slots.pop_back();
+  }
+  slot->flow = &f;
+  slot->tag = f.tag;
+  slot->span = span(*f.transfer, f.next);
+  slot->writing = false;
+  ++f.next;
+  ++f.flying;
+  ready(f, at); // while the window has room, the next burst follows at its slot
+  send(*slot, at);
+}
+
+void DmaEngine::send(Slot& slot, uint64_t at) {
+  tlm::tlm_generic_payload& p = slot.payload;
+  p.set_command(slot.writing ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+  p.set_address(slot.writing ? slot.span.dst : slot.span.src);
+  p.set_data_ptr(slot.data.data());
+  p.set_data_length(slot.span.len);
+  p.set_streaming_width(slot.span.len);
+  p.set_byte_enable_ptr(nullptr);
+  p.set_dmi_allowed(false);
+  p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  tlm::tlm_phase phase = tlm::BEGIN_REQ;
+  sc_core::sc_time delay = ps(at > now ? at - now : 0);
+  if (socket->nb_transport_fw(p, phase, delay) == tlm::TLM_COMPLETED)
+    stage_done(slot, now + to_ps(delay));
+}
+
+tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
+                                              tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  stage_done(*m_slot_of.at(&payload), to_ps(sc_core::sc_time_stamp() + delay));
+  phase = tlm::END_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+void DmaEngine::stage_done(Slot& slot, uint64_t at) {
+  Flow& f = *slot.flow;
+  if (!slot.payload.is_response_ok()) {
+    try {
+      fail(*f.transfer, slot.span, slot.payload.get_response_status(), *f.what);
+    } catch (...) {
+      if (!f.error)
+        f.error = std::current_exception();
+    }
+  } else if (!slot.writing) {
+    slot.writing = true; // the write leaves when the read data is in
+    send(slot, at);
+    return;
+  }
+  m_free_slots.push_back(&slot);
+  --f.flying;
+  f.end = std::max(f.end, at);
+  if (f.flying == 0 && (f.next == f.count || f.error)) {
+    f.done.notify(ps(f.end) - sc_core::sc_time_stamp());
+    return;
+  }
+  const bool was_queued = f.queued;
+  ready(f, at);
+  if (!was_queued && f.queued)
+    m_flow_added.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaEngine::pump() {
+  guarded([this] {
+    while (true) {
+      while (m_ready.empty())
+        sc_core::wait(m_flow_added);
+      const uint64_t horizon = to_ps(sc_core::sc_time_stamp()) + m_quantum_ps;
+      while (!m_ready.empty() && std::get<0>(m_ready.top()) <= horizon) {
+        const auto [at, seq, flow] = m_ready.top();
+        m_ready.pop();
+        start_burst(*flow, at);
+      }
+      if (m_ready.empty())
+        continue;
+      // Sleep until the next burst is a quantum away, or a burst becomes ready.
+      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      sc_core::wait(ps(std::get<0>(m_ready.top()) - m_quantum_ps - now), m_flow_added);
+    }
+  });
 }
 
 StatGroup DmaEngine::stats(uint64_t simulated_ps) const {

@@ -10,8 +10,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <exception>
 #include <memory>
+#include <queue>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 #include <vector>
 
 namespace npu {
@@ -35,14 +39,16 @@ struct DmaTransfer {
 /// DMA engine with `channels` channels. A transfer takes a free channel (waiting
 /// for one if all are busy, channels handed out round-robin), pays the setup
 /// latency, then moves its bursts read-then-write through the interconnect with
-/// up to `outstanding` bursts in flight (as many as its read buffer holds), each
-/// issued by its own channel worker, so the bursts queue behind other traffic at the
-/// memories.
+/// up to `outstanding` bursts in flight (as many as its read buffer holds), so the
+/// bursts queue behind other traffic at the memories. Granularity::Access64: each burst
+/// is a blocking transaction of its own channel worker thread. Granularity::Burst: one
+/// loop issues every transfer's bursts as non-blocking transactions (pump).
 class DmaEngine : public sc_core::sc_module {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
-  DmaEngine(sc_core::sc_module_name name, const DmaConfig& config);
+  DmaEngine(sc_core::sc_module_name name, const DmaConfig& config,
+            Granularity granularity = Granularity::Access64);
 
   /// Runs `transfer`; blocks the calling SystemC thread until the last write is
   /// done. A bus error throws SimulationError naming `what`.
@@ -68,12 +74,86 @@ private:
   };
 
   uint32_t acquire();
-  /// Moves burst `index` of `transfer` (bursts never cross a row).
+  /// Where burst `index` of `transfer` reads and writes, and its length (bursts never
+  /// cross a row).
+  struct BurstSpan {
+    uint64_t src, dst, offset;
+    uint32_t len;
+  };
+  BurstSpan span(const DmaTransfer& transfer, uint64_t index) const;
+  /// Moves burst `index` of `transfer`, waiting for each transaction.
   void burst(const DmaTransfer& transfer, uint64_t index, const std::string& what,
              const NpuExtension& tag);
+  /// Bursts of `transfer` one channel keeps in flight.
+  uint32_t in_flight(const DmaTransfer& transfer) const;
+  uint64_t bursts(const DmaTransfer& transfer) const;
+  /// Granularity::Access64: bursts in worker threads of channel `ch`, each waited for.
+  /// Returns the bursts moved.
+  uint64_t run_waited(const DmaTransfer& transfer, uint32_t ch, uint64_t begin,
+                      const std::string& what, const NpuExtension& tag);
+  /// Granularity::Burst: hands the transfer to the burst loop (pump) and waits once, for
+  /// its last burst. Returns the bursts moved.
+  uint64_t run_decoupled(const DmaTransfer& transfer, uint64_t begin, const std::string& what,
+                         const NpuExtension& tag);
+  /// A transfer in the burst loop.
+  struct Flow {
+    const DmaTransfer* transfer = nullptr;
+    const std::string* what = nullptr;
+    NpuExtension tag;
+    uint64_t begin = 0;  ///< issue slot of the first burst
+    uint64_t next = 0;   ///< next burst to issue
+    uint64_t count = 0;  ///< bursts in all
+    uint32_t flying = 0; ///< bursts issued and not done
+    uint32_t window = 1; ///< bursts it may keep in flight
+    bool queued = false; ///< its next burst waits in m_ready
+    uint64_t end = 0;    ///< when its last burst so far was done
+    std::exception_ptr error;
+    sc_core::sc_event done;
+  };
+  /// One burst in flight: its payload (read, then write), data and transfer.
+  struct Slot {
+    Slot() { payload.set_extension(&tag); }
+    ~Slot() { payload.clear_extension(&tag); }
+    Slot(const Slot&) = delete;
+    Slot& operator=(const Slot&) = delete;
+    tlm::tlm_generic_payload payload;
+    NpuExtension tag;
+    std::vector<uint8_t> data;
+    Flow* flow = nullptr;
+    BurstSpan span{};
+    bool writing = false;
+  };
+  /// A burst ready to issue: (issue time, order, its flow).
+  using Ready = std::tuple<uint64_t, uint64_t, Flow*>;
+  /// The burst loop: issues the ready bursts of every transfer in order of their issue
+  /// times, up to one quantum ahead of simulated time (a target books its port in the order
+  /// requests come, so requests far ahead would delay other initiators' earlier ones).
+  void pump();
+  /// Queues the next burst of `flow` if it may issue, at `at` or its slot.
+  void ready(Flow& flow, uint64_t at);
+  void start_burst(Flow& flow, uint64_t at);
+  /// Sends the slot's read (or write) at `at`.
+  void send(Slot& slot, uint64_t at);
+  /// The slot's read or write was answered at `at`.
+  void stage_done(Slot& slot, uint64_t at);
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
+                                     sc_core::sc_time& delay);
+  [[noreturn]] void fail(const DmaTransfer& transfer, const BurstSpan& at,
+                         tlm::tlm_response_status status, const std::string& what) const;
 
   DmaConfig m_config;
+  Granularity m_granularity;
+  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> m_ready;
+  uint64_t m_ready_seq = 0;
+  std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
+  std::vector<Slot*> m_free_slots;
+  std::unordered_map<const tlm::tlm_generic_payload*, Slot*> m_slot_of;
+  sc_core::sc_event m_flow_added;
   uint64_t m_period_ps;
+  /// How far the burst loop runs ahead of simulated time, in DMA cycles: bursts of
+  /// concurrent transfers meet the memories in the order of their issue times to within it.
+  static constexpr uint64_t kQuantumCycles = 64;
+  uint64_t m_quantum_ps;
   std::vector<Channel> m_channels;
   sc_core::sc_event m_channel_freed;
   uint32_t m_next_channel = 0;

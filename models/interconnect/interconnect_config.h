@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/tlm_util.h"
 #include "config/section.h"
 
 #include <cstdint>
@@ -24,6 +25,9 @@ struct PcieConfig {
 /// Address-mapped router between initiators (host, scheduler, DMA, caches) and
 /// targets (DDR, SRAM, registers), and the optional host link.
 struct InterconnectConfig {
+  /// How transactions carry data: a burst each, timed without waits (the fast path), or
+  /// every 64-byte DRAM access waited for on its own.
+  Granularity granularity = Granularity::Access64;
   uint64_t hop_latency_ps = 2000; ///< per traversal, each direction included
   double port_bytes_per_s = 64e9; ///< bandwidth of each target port
   PcieConfig pcie;

@@ -6,10 +6,12 @@ Router::Router(sc_core::sc_module_name name, const InterconnectConfig& config)
     : sc_module(name), target("target"), initiator("initiator"), m_config(config) {
   target.register_b_transport(this, &Router::b_transport);
   target.register_transport_dbg(this, &Router::transport_dbg);
+  target.register_nb_transport_fw(this, &Router::nb_transport_fw);
+  initiator.register_nb_transport_bw(this, &Router::nb_transport_bw);
 }
 
-void Router::map(uint64_t base, uint64_t size, const std::string& name) {
-  m_regions.push_back({base, size, name, {}, 0, 0});
+void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
+  m_regions.push_back({base, size, name, deferred, {}, 0, 0});
 }
 
 int Router::decode(uint64_t addr, uint64_t len) const {
@@ -21,16 +23,9 @@ int Router::decode(uint64_t addr, uint64_t len) const {
   return -1;
 }
 
-void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
-  const uint64_t addr = payload.get_address();
+uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
+                       sc_core::sc_time& delay) {
   const uint64_t len = payload.get_data_length();
-  const int port = decode(addr, len);
-  if (port < 0) {
-    ++m_decode_errors;
-    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
-    return;
-  }
-  Region& r = m_regions[static_cast<size_t>(port)];
   // The request crosses the port after the hop; its data occupies the port for len/bw.
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_config.hop_latency_ps;
   const uint64_t occupancy = transfer_ps(len, m_config.port_bytes_per_s);
@@ -38,12 +33,54 @@ void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   delay = ps(start) - sc_core::sc_time_stamp();
   ++r.transactions;
   r.bytes += len;
+  return start + occupancy;
+}
+
+void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const uint64_t addr = payload.get_address();
+  const int port = decode(addr, payload.get_data_length());
+  if (port < 0) {
+    ++m_decode_errors;
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  Region& r = m_regions[static_cast<size_t>(port)];
+  const uint64_t streamed = cross(r, payload, delay);
   payload.set_address(addr - r.base);
   initiator[port]->b_transport(payload, delay);
   payload.set_address(addr);
   // The response crosses the port no earlier than its data has streamed through.
-  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), start + occupancy);
+  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), streamed);
   delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();
+}
+
+tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
+                                           tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  const uint64_t addr = payload.get_address();
+  const int port = decode(addr, payload.get_data_length());
+  Region* r = port < 0 ? nullptr : &m_regions[static_cast<size_t>(port)];
+  if (r && r->deferred) {
+    const uint64_t streamed = cross(*r, payload, delay);
+    m_pending[&payload] = Pending{id, addr, streamed};
+    payload.set_address(addr - r->base);
+    return initiator[port]->nb_transport_fw(payload, phase, delay);
+  }
+  // Served at once: blocking transport, which such targets do without waiting.
+  b_transport(id, payload, delay);
+  phase = tlm::BEGIN_RESP;
+  return tlm::TLM_COMPLETED;
+}
+
+tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& payload,
+                                           tlm::tlm_phase& phase, sc_core::sc_time& delay) {
+  const auto it = m_pending.find(&payload);
+  sc_assert(it != m_pending.end());
+  const Pending p = it->second;
+  m_pending.erase(it);
+  payload.set_address(p.addr);
+  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), p.streamed_ps);
+  delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();
+  return target[p.initiator]->nb_transport_bw(payload, phase, delay);
 }
 
 unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {

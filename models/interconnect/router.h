@@ -10,12 +10,16 @@
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace npu {
 
 /// Decodes addresses to target ports, adds hop latency and serialises each target
 /// port at its bandwidth. Targets see addresses relative to their region base.
+/// Blocking and non-blocking transactions both pass: a non-blocking one to a region mapped
+/// `deferred` goes on as non-blocking and its answer comes back over the backward path;
+/// to any other region it is served by b_transport and completed in the call.
 class Router : public sc_core::sc_module {
 public:
   tlm_utils::multi_passthrough_target_socket<Router> target;       ///< initiators bind here
@@ -24,7 +28,8 @@ public:
   Router(sc_core::sc_module_name name, const InterconnectConfig& config);
 
   /// Region [base, base+size) goes to the next initiator-socket binding (port index).
-  void map(uint64_t base, uint64_t size, const std::string& name);
+  /// `deferred`: the target answers non-blocking requests later (nb_transport_bw).
+  void map(uint64_t base, uint64_t size, const std::string& name, bool deferred = false);
 
   StatGroup stats(uint64_t simulated_ps) const;
 
@@ -33,6 +38,7 @@ private:
     uint64_t base;
     uint64_t size;
     std::string name;
+    bool deferred;
     BusyResource port;
     uint64_t transactions = 0;
     uint64_t bytes = 0;
@@ -40,10 +46,24 @@ private:
 
   int decode(uint64_t addr, uint64_t len) const;
   void b_transport(int id, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  tlm::tlm_sync_enum nb_transport_bw(int port, tlm::tlm_generic_payload& payload,
+                                     tlm::tlm_phase& phase, sc_core::sc_time& delay);
+  /// Books the port for the payload's data; sets `delay` to when the request leaves
+  /// toward the target and returns when its data has streamed through the port.
+  uint64_t cross(Region& r, const tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  /// A deferred request in flight: where its answer goes.
+  struct Pending {
+    int initiator;
+    uint64_t addr;
+    uint64_t streamed_ps;
+  };
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
   InterconnectConfig m_config;
   std::vector<Region> m_regions;
+  std::unordered_map<const tlm::tlm_generic_payload*, Pending> m_pending;
   uint64_t m_decode_errors = 0;
 };
 

@@ -14,6 +14,17 @@
 
 namespace npu {
 
+/// How the memory path carries data (`interconnect.granularity`).
+/// - Burst: the DMA issues each burst as one non-blocking transaction (TLM-2.0 base
+///   protocol, nb_transport) from a loop that runs a short quantum ahead of simulated time;
+///   the DDR queues the burst's 64-byte requests at their arrival time and answers over
+///   the backward path when the last one's data is through; targets that answer at once
+///   (SRAM, host memory) complete the transaction in the call. No thread waits per burst.
+/// - Access64: every burst is a blocking transaction waited for by a DMA worker thread of
+///   its own, and the DDR blocks it until its requests are done.
+/// Both paths use the same DRAM controller, and time bursts alike.
+enum class Granularity : uint8_t { Burst, Access64 };
+
 /// Who issued a transaction; rides on every payload so targets can attribute traffic.
 enum class Initiator : uint8_t { Host, Scheduler, Dma, ICache, Compute, Unknown };
 const char* initiator_name(Initiator who);

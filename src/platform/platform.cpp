@@ -42,9 +42,10 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_heap_base = (m_layout.end() + (1ull << 20) - 1) / (1ull << 20) * (1ull << 20);
 
   m_router = std::make_unique<Router>("interconnect", config.interconnect);
-  m_ddr = std::make_unique<Ddr>("ddr", config.ddr);
+  const Granularity granularity = config.interconnect.granularity;
+  m_ddr = std::make_unique<Ddr>("ddr", config.ddr, granularity);
   m_sram = std::make_unique<Sram>("sram", config.sram);
-  m_dma = std::make_unique<DmaEngine>("dma", config.dma);
+  m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity);
 
   // Testbench buffers first, then equal tile partitions for the units.
   m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
@@ -68,7 +69,8 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_host->set_stall_probe([this] { return m_scheduler->stalled(); });
 
   // Address map: the order of map() calls is the order of initiator bindings.
-  m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+  m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",
+                granularity == Granularity::Burst);
   m_router->initiator.bind(m_ddr->socket);
   m_router->map(address_map::kSramBase, config.sram.size_bytes, "sram");
   m_router->initiator.bind(m_sram->socket);

@@ -7,7 +7,11 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace npu::test {
 
@@ -87,6 +91,43 @@ inline void expect_identical_outputs(const fs::path& a, const fs::path& b) {
       EXPECT_TRUE(text_without_wall_clock(text_a) == text_without_wall_clock(text_b))
           << f << " differs";
   }
+}
+
+/// A reference config and testbench.
+struct Pair {
+  std::string config;
+  std::string testbench;
+};
+
+inline void PrintTo(const Pair& p, std::ostream* os) {
+  *os << p.testbench << " on " << p.config;
+}
+
+/// Every shipped testbench, and the real-network workloads that simulate in a few seconds,
+/// on each reference config.
+inline std::vector<Pair> reference_pairs() {
+  std::vector<std::string> testbenches;
+  for (const auto& e : fs::directory_iterator(fs::path(kSource) / "testbenches"))
+    if (e.path().extension() == ".yaml")
+      testbenches.push_back("testbenches/" + e.path().filename().string());
+  for (const char* quick : {"bert_base_layer", "mobilenetv2_b1"})
+    testbenches.push_back(std::string("testbenches/workloads/") + quick + ".yaml");
+  std::sort(testbenches.begin(), testbenches.end());
+  std::vector<Pair> pairs;
+  for (const char* config : {"edge-npu", "datacenter-gpu", "datacenter-npu"})
+    for (const auto& tb : testbenches)
+      pairs.push_back({std::string("configs/") + config + ".yaml", tb});
+  return pairs;
+}
+
+/// "edge_npu_hello" for a test name.
+inline std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
+  std::string name = fs::path(info.param.config).stem().string() + "_" +
+                     fs::path(info.param.testbench).stem().string();
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch)))
+      ch = '_';
+  return name;
 }
 
 } // namespace npu::test

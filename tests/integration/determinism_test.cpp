@@ -7,30 +7,6 @@
 namespace npu::test {
 namespace {
 
-struct Pair {
-  std::string config;
-  std::string testbench;
-};
-
-void PrintTo(const Pair& p, std::ostream* os) {
-  *os << p.testbench << " on " << p.config;
-}
-
-std::vector<Pair> reference_pairs() {
-  std::vector<std::string> testbenches;
-  for (const auto& e : fs::directory_iterator(fs::path(kSource) / "testbenches"))
-    if (e.path().extension() == ".yaml")
-      testbenches.push_back("testbenches/" + e.path().filename().string());
-  for (const char* quick : {"bert_base_layer", "mobilenetv2_b1"})
-    testbenches.push_back(std::string("testbenches/workloads/") + quick + ".yaml");
-  std::sort(testbenches.begin(), testbenches.end());
-  std::vector<Pair> pairs;
-  for (const char* config : {"edge-npu", "datacenter-gpu", "datacenter-npu"})
-    for (const auto& tb : testbenches)
-      pairs.push_back({std::string("configs/") + config + ".yaml", tb});
-  return pairs;
-}
-
 class DeterminismTest : public ScratchDirTest, public ::testing::WithParamInterface<Pair> {};
 
 TEST_P(DeterminismTest, TwoRunsWriteIdenticalReports) {
@@ -43,15 +19,6 @@ TEST_P(DeterminismTest, TwoRunsWriteIdenticalReports) {
   ASSERT_TRUE(fs::exists(m_dir / "a" / "report.json"));
   ASSERT_TRUE(fs::exists(m_dir / "a" / "launches.csv"));
   expect_identical_outputs(m_dir / "a", m_dir / "b");
-}
-
-std::string pair_name(const ::testing::TestParamInfo<Pair>& info) {
-  std::string name = fs::path(info.param.config).stem().string() + "_" +
-                     fs::path(info.param.testbench).stem().string();
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)))
-      ch = '_';
-  return name;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, DeterminismTest, ::testing::ValuesIn(reference_pairs()),

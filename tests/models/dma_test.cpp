@@ -1,5 +1,6 @@
 // DMA engine behind a router with only DDR mapped: copies move bytes; a copy that
-// touches an unmapped address fails the simulation with a message naming it.
+// touches an unmapped address fails the simulation with a message naming it. Each test
+// runs on both data paths (interconnect.granularity: 64B and burst).
 #include "common/address_map.h"
 #include "common/error.h"
 #include "models/ddr/ddr.h"
@@ -33,9 +34,11 @@ struct DmaBench {
 
   DmaBench(const std::string& yaml, std::function<void(DmaBench&)> body)
       : config(config_from_yaml(yaml)), router("router", config.interconnect),
-        ddr("ddr", config.ddr), dma("dma", config.dma),
+        ddr("ddr", config.ddr, config.interconnect.granularity),
+        dma("dma", config.dma, config.interconnect.granularity),
         thread("thread", [this, body] { body(*this); }) {
-    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",
+               config.interconnect.granularity == Granularity::Burst);
     router.initiator.bind(ddr.socket);
     dma.socket.bind(router.target);
   }
@@ -46,12 +49,20 @@ struct DmaBench {
   }
 };
 
-TEST(Dma, CopyInsideDdrMovesExactlyTheBytes) {
+// The tests' config on the data path under test.
+class DmaPath : public ::testing::TestWithParam<std::string> {
+protected:
+  std::string yaml(const std::string& rest = "") const {
+    return "name: t\ninterconnect: {granularity: " + GetParam() + "}\n" + rest;
+  }
+};
+
+TEST_P(DmaPath, CopyInsideDdrMovesExactlyTheBytes) {
   test::use_ps_resolution();
   const uint64_t src = 0x10000 + 3, dst = 0x200000 + 5, bytes = 10000; // not a burst multiple
   const std::vector<uint8_t> data = test::pattern(bytes, 7);
   uint64_t elapsed_ps = 0;
-  DmaBench bench("name: t\n", [&](DmaBench& b) {
+  DmaBench bench(yaml(), [&](DmaBench& b) {
     const uint64_t start = now_ps();
     b.dma.copy(dst, src, bytes, "ddr to ddr", b.tag());
     elapsed_ps = now_ps() - start;
@@ -79,11 +90,12 @@ TEST(Dma, CopyInsideDdrMovesExactlyTheBytes) {
 uint64_t copy_time_ps(const std::string& yaml, uint64_t dst, uint64_t bytes) {
   test::use_ps_resolution();
   const PlatformConfig config = config_from_yaml(yaml);
+  const Granularity path = config.interconnect.granularity;
   Router router("router", config.interconnect);
-  Ddr ddr("ddr", config.ddr);
+  Ddr ddr("ddr", config.ddr, path);
   Sram sram("sram", config.sram);
-  DmaEngine dma("dma", config.dma);
-  router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+  DmaEngine dma("dma", config.dma, path);
+  router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr", path == Granularity::Burst);
   router.initiator.bind(ddr.socket);
   router.map(address_map::kSramBase, config.sram.size_bytes, "sram");
   router.initiator.bind(sram.socket);
@@ -102,9 +114,9 @@ uint64_t copy_time_ps(const std::string& yaml, uint64_t dst, uint64_t bytes) {
 
 // DDR -> SRAM: the DDR channel carries `bytes` once; with 8 bursts in flight the
 // copy is bound by the channel (LPDDR4-3200 x16: 6.4 GB/s).
-TEST(Dma, DdrToSramCopyIsBoundByTheDdrChannel) {
+TEST_P(DmaPath, DdrToSramCopyIsBoundByTheDdrChannel) {
   const uint64_t bytes = 256 << 10;
-  const uint64_t t = copy_time_ps("name: t\n", address_map::kSramBase, bytes);
+  const uint64_t t = copy_time_ps(yaml(), address_map::kSramBase, bytes);
   const uint64_t bus_ps = transfer_ps(bytes, 6.4e9);
   EXPECT_GE(t, bus_ps);
   EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
@@ -113,9 +125,9 @@ TEST(Dma, DdrToSramCopyIsBoundByTheDdrChannel) {
 // DDR -> DDR: the one channel carries every byte twice (read, then write), so the
 // copy cannot beat 2 x bytes / 6.4 GB/s, and with 8 bursts in flight the bursts'
 // latency should hide behind the data transfers of the others.
-TEST(Dma, DdrToDdrCopyIsBoundByTheDdrChannel) {
+TEST_P(DmaPath, DdrToDdrCopyIsBoundByTheDdrChannel) {
   const uint64_t bytes = 1 << 20;
-  const uint64_t t = copy_time_ps("name: t\n", 0x10000000, bytes);
+  const uint64_t t = copy_time_ps(yaml(), 0x10000000, bytes);
   const uint64_t bus_ps = transfer_ps(2 * bytes, 6.4e9);
   EXPECT_GE(t, bus_ps);
   EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
@@ -141,11 +153,11 @@ TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {
   EXPECT_EQ(p.dma.buffer_bytes, 512u);
 }
 
-TEST(Dma, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
+TEST_P(DmaPath, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
   test::use_ps_resolution();
   bool returned = false;
   const uint64_t unmapped = address_map::kSramBase + 0x100; // no SRAM behind this router
-  DmaBench bench("name: t\n", [&](DmaBench& b) {
+  DmaBench bench(yaml(), [&](DmaBench& b) {
     b.dma.copy(unmapped, 0x1000, 4096, "weights to sram", b.tag());
     returned = true;
   });
@@ -169,10 +181,10 @@ TEST(Dma, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
   EXPECT_LE(errors, bench.config.dma.outstanding);
 }
 
-TEST(Dma, CopyFromAnUnmappedAddressFailsAndWritesNothing) {
+TEST_P(DmaPath, CopyFromAnUnmappedAddressFailsAndWritesNothing) {
   test::use_ps_resolution();
   const uint64_t dst = 0x4000;
-  DmaBench bench("name: t\nddr: {size: 1GiB}\n", [&](DmaBench& b) {
+  DmaBench bench(yaml("ddr: {size: 1GiB}\n"), [&](DmaBench& b) {
     // Starts inside DDR and runs past its end: the second burst fails.
     b.dma.copy(dst, b.config.ddr.size_bytes - 256, 1024, "tail read", b.tag());
   });
@@ -183,6 +195,12 @@ TEST(Dma, CopyFromAnUnmappedAddressFailsAndWritesNothing) {
   EXPECT_NE(msg->find("address not mapped"), std::string::npos) << *msg;
   EXPECT_NE(msg->find("offset 256"), std::string::npos) << *msg;
 }
+
+INSTANTIATE_TEST_SUITE_P(Granularity, DmaPath, ::testing::Values("64B", "burst"),
+                         [](const auto& info) {
+                           return info.param == "64B" ? std::string("Access64")
+                                                      : std::string("Burst");
+                         });
 
 } // namespace
 } // namespace npu

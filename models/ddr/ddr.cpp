@@ -49,15 +49,18 @@ void Ddr::request_done(uint64_t id) {
 
 void Ddr::finished(Waiter* w) {
   if (w->payload) {
-    // Answered by the controllers' method, after this run of the channels.
+    // Answered by the controllers' method, after this run of the channels; a request that
+    // finished while a thread advanced its channel needs the method to run.
     m_responses.push_back(w);
-    m_kick.notify(sc_core::SC_ZERO_TIME);
+    if (!m_in_controllers)
+      m_kick.notify(sc_core::SC_ZERO_TIME);
   } else {
     w->done.notify(sc_core::SC_ZERO_TIME);
   }
 }
 
 void Ddr::run_controllers() {
+  m_in_controllers = true;
   const uint64_t now_ps = to_ps(sc_core::sc_time_stamp());
   while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= now_ps) {
     tlm::tlm_generic_payload* payload = std::get<2>(m_arrivals.top());
@@ -86,6 +89,7 @@ void Ddr::run_controllers() {
   }
   std::vector<Waiter*> answered;
   answered.swap(m_responses);
+  m_in_controllers = false;
   for (Waiter* w : answered)
     respond(w); // may bring new arrivals
   uint64_t at = next == UINT64_MAX ? UINT64_MAX : std::max(cycle_ps(next), now_ps + 1);

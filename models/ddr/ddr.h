@@ -106,6 +106,7 @@ private:
   uint64_t m_arrival_seq = 0;
   std::vector<Waiter*> m_responses;
   std::deque<Blocked> m_blocked; ///< in order of arrival
+  bool m_in_controllers = false; ///< run_controllers is running
   bool m_nonblocking = false;    ///< Granularity::Burst: blocked b_transports join m_blocked
   uint64_t m_last_cycle = 0;     ///< cycle of the controllers' latest run
   uint32_t m_room_waiters = 0;   ///< initiators blocked on a full queue

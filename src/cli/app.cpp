@@ -82,6 +82,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     guard.reset(); // outputs are written only once nothing can stop the process any more
     report.testbench_name = program.name;
     report.testbench_file = program.file;
+    report.testbench = program.document;
     const nlohmann::ordered_json document = to_json(report);
     {
       // Both outputs or neither: a signal that arrives now waits until both are in place.
@@ -325,7 +326,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   } catch (const CLI::ParseError& e) {
     return report_parse_error(app, e);
   }
-  HostProgram program{name, argv[0], body, {}};
+  HostProgram program{name, argv[0], body, {}, nullptr};
   return run_program(options, program);
 }
 

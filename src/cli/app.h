@@ -50,6 +50,8 @@ struct HostProgram {
   std::function<void(Runtime&)> body;
   /// Validates the program against the config before anything runs (may be empty).
   std::function<void(const PlatformConfig&)> check;
+  /// The testbench after --tb-set, as the report's `testbench` (null for C++ programs).
+  nlohmann::ordered_json document;
 };
 
 /// Runs one command; prints an InputError or a SimulationError as one "npusim: ..." line

@@ -145,9 +145,9 @@ int npusim_main(int argc, char* argv[]) {
       });
       code != npu::kExitOk)
     return code;
-  npu::HostProgram program{tb.name, testbench_path,
-                           [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
-                           [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }};
+  npu::HostProgram program{
+      tb.name, testbench_path, [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
+      [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }, tb.document};
   npu::sweep::run_hook_start(options.overrides, options.out_dir);
   const int code = npu::run_program(options, program);
   npu::sweep::run_hook_end(options.out_dir, code);

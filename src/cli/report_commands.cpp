@@ -11,6 +11,9 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <set>
 #include <sstream>
 #include <tuple>
 #include <vector>
@@ -90,6 +93,68 @@ std::string elide(const std::string& text, size_t width) {
   return text.size() <= width ? text : text.substr(0, width - 3) + "...";
 }
 
+// Every leaf under `j` as (dotted path, value as written), in document order.
+void flatten(const Json& j, const std::string& path,
+             std::vector<std::pair<std::string, std::string>>& out) {
+  if (j.is_object()) {
+    for (const auto& [key, value] : j.items())
+      flatten(value, path.empty() ? key : path + "." + key, out);
+  } else if (j.is_array()) {
+    for (size_t i = 0; i < j.size(); ++i)
+      flatten(j[i], fmt::format("{}[{}]", path, i), out);
+  } else {
+    out.emplace_back(path, j.is_string() ? j.get<std::string>() : j.dump());
+  }
+}
+
+// The keys of the effective configs and testbenches whose values differ, A's order first.
+struct InputDifference {
+  std::string key, a, b;
+};
+std::vector<InputDifference> input_differences(const Json& a, const Json& b) {
+  std::vector<std::pair<std::string, std::string>> leaves_a, leaves_b;
+  for (const char* section : {"config", "testbench"}) {
+    if (!a.contains(section) || !b.contains(section)) // a C++ program's has no testbench
+      continue;
+    flatten(a[section], section, leaves_a);
+    flatten(b[section], section, leaves_b);
+  }
+  std::map<std::string, const std::string*> in_b;
+  for (const auto& [key, value] : leaves_b)
+    in_b.emplace(key, &value);
+  std::vector<InputDifference> diffs;
+  std::set<std::string> in_a;
+  for (const auto& [key, value] : leaves_a) {
+    in_a.insert(key);
+    const auto it = in_b.find(key);
+    if (it == in_b.end())
+      diffs.push_back({key, value, "-"});
+    else if (*it->second != value)
+      diffs.push_back({key, value, *it->second});
+  }
+  for (const auto& [key, value] : leaves_b)
+    if (!in_a.count(key))
+      diffs.push_back({key, "-", value});
+  return diffs;
+}
+
+void print_input_differences(std::ostream& out, const Json& a, const Json& b) {
+  const std::vector<InputDifference> diffs = input_differences(a, b);
+  if (diffs.empty())
+    out << "\nconfig and testbench: the same in A and B\n";
+  else
+    out << fmt::format("\n{:<36}{:>22}{:>22}\n",
+                       fmt::format("config and testbench ({} differ)", diffs.size()), "A", "B");
+  constexpr size_t k_top = 20;
+  for (size_t i = 0; i < std::min(diffs.size(), k_top); ++i)
+    out << fmt::format("  {:<34}{:>22}{:>22}\n", elide(diffs[i].key, 34),
+                       " " + elide(diffs[i].a, 21), " " + elide(diffs[i].b, 21));
+  if (diffs.size() > k_top)
+    out << fmt::format("  ... and {} more\n", diffs.size() - k_top);
+  if (a.contains("testbench") != b.contains("testbench"))
+    out << "  (only one report has its testbench: a C++ host program or an older report)\n";
+}
+
 } // namespace
 
 Json load_report_dir(const std::string& dir) {
@@ -159,6 +224,7 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
                      doc->value("config_name", "") + ")",
                  75)
         << '\n';
+  print_input_differences(out, a, b);
   const auto header = [&](const std::string& title) {
     out << fmt::format("\n{:<38}{:>14}{:>14}{:>12}\n", title, "A", "B", "change");
   };
@@ -171,20 +237,30 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
   row(fmt::format("simulated ({})", unit), sim_a / scale_ns, sim_b / scale_ns, "{:.3f}");
   row("launches", number(a["sim"], "launches"), number(b["sim"], "launches"), "{:.0f}");
 
-  // Overall: each phase's time summed over all launches.
+  // Overall: each phase's time summed over all launches, the most changed first.
   header(fmt::format("phases, all launches ({})", unit));
   std::array<double, k_phases.size()> total_a{}, total_b{};
+  std::array<size_t, k_phases.size()> order{};
   for (size_t p = 0; p < k_phases.size(); ++p) {
+    order[p] = p;
     for (const auto& [name, k] : kernels_a.items())
       total_a[p] += phase_total_ns(k, k_phases[p]);
     for (const auto& [name, k] : kernels_b.items())
       total_b[p] += phase_total_ns(k, k_phases[p]);
-    row(k_phases[p], total_a[p] / scale_ns, total_b[p] / scale_ns, "{:.3f}");
   }
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return relative_change(total_a[x], total_b[x]) > relative_change(total_a[y], total_b[y]);
+  });
+  for (const size_t p : order)
+    row(k_phases[p], total_a[p] / scale_ns, total_b[p] / scale_ns, "{:.3f}");
 
-  // Per kernel: mean launch time and the phase that moved it most.
-  out << fmt::format("\n{:<30}{:>12}{:>12}{:>10}  {}\n", "kernels, mean launch (us)", "A", "B",
-                     "change", "most changed");
+  // Per kernel: mean launch time and the phase that moved it most, the most changed first.
+  struct KernelChange {
+    std::string name;
+    double a, b;
+    const char* most;
+  };
+  std::vector<KernelChange> kernel_changes;
   size_t only_a = 0;
   for (const auto& [name, ka] : kernels_a.items()) {
     if (!kernels_b.contains(name)) {
@@ -192,8 +268,6 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
       continue;
     }
     const Json& kb = kernels_b[name];
-    const double ta = number(json_member(ka, "total"), "mean_ns");
-    const double tb = number(json_member(kb, "total"), "mean_ns");
     const char* most = "-";
     double most_delta = 0;
     for (const char* phase : k_phases) {
@@ -204,9 +278,23 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
         most = phase;
       }
     }
-    out << fmt::format("  {:<28}{:>12.3f}{:>12.3f}{:>10}  {}\n", elide(name, 28), ta / 1e3,
-                       tb / 1e3, percent_change(ta, tb), most);
+    kernel_changes.push_back({name, number(json_member(ka, "total"), "mean_ns"),
+                              number(json_member(kb, "total"), "mean_ns"), most});
   }
+  std::stable_sort(kernel_changes.begin(), kernel_changes.end(),
+                   [](const KernelChange& x, const KernelChange& y) {
+                     return relative_change(x.a, x.b) > relative_change(y.a, y.b);
+                   });
+  out << fmt::format("\n{:<30}{:>12}{:>12}{:>10}  {}\n", "kernels, mean launch (us)", "A", "B",
+                     "change", "most changed");
+  constexpr size_t k_top_kernels = 20;
+  for (size_t i = 0; i < std::min(kernel_changes.size(), k_top_kernels); ++i) {
+    const KernelChange& k = kernel_changes[i];
+    out << fmt::format("  {:<28}{:>12.3f}{:>12.3f}{:>10}  {}\n", elide(k.name, 28), k.a / 1e3,
+                       k.b / 1e3, percent_change(k.a, k.b), k.most);
+  }
+  if (kernel_changes.size() > k_top_kernels)
+    out << fmt::format("  ... and {} more\n", kernel_changes.size() - k_top_kernels);
   size_t only_b = 0;
   for (const auto& item : kernels_b.items())
     only_b += kernels_a.contains(item.key()) ? 0 : 1;
@@ -254,18 +342,30 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
   if (changes.size() > k_top)
     out << fmt::format("  ... and {} more\n", changes.size() - k_top);
 
-  // What changed most: the phase with the largest change of total time.
-  size_t most = 0;
-  for (size_t p = 1; p < k_phases.size(); ++p)
-    if (std::fabs(total_b[p] - total_a[p]) > std::fabs(total_b[most] - total_a[most]))
+  // What changed most: the phase with the largest relative change of its total time,
+  // among the phases that take at least 1% of the launches' time in A or B (a phase of
+  // a few nanoseconds that doubles is not the news).
+  double sum_a = 0, sum_b = 0;
+  for (size_t p = 0; p < k_phases.size(); ++p) {
+    sum_a += total_a[p];
+    sum_b += total_b[p];
+  }
+  const auto significant = [&](size_t p) {
+    return total_a[p] >= 0.01 * sum_a || total_b[p] >= 0.01 * sum_b;
+  };
+  std::optional<size_t> most;
+  for (size_t p = 0; p < k_phases.size(); ++p)
+    if (significant(p) && total_a[p] != total_b[p] &&
+        (!most ||
+         relative_change(total_a[p], total_b[p]) > relative_change(total_a[*most], total_b[*most])))
       most = p;
   out << '\n';
-  if (total_a[most] == total_b[most])
+  if (!most)
     out << "phase that changed most: none (every phase took the same time)\n";
   else
-    out << fmt::format("phase that changed most: {} ({:+.3f} {} over all launches, {})\n",
-                       k_phases[most], (total_b[most] - total_a[most]) / scale_ns, unit,
-                       percent_change(total_a[most], total_b[most]));
+    out << fmt::format("phase that changed most: {} ({}, {:+.3f} {} over all launches)\n",
+                       k_phases[*most], percent_change(total_a[*most], total_b[*most]),
+                       (total_b[*most] - total_a[*most]) / scale_ns, unit);
   if (changes.empty())
     out << "statistic that changed most: none\n";
   else

@@ -300,4 +300,26 @@ void apply_override(Node& root, const std::string& assignment, const std::string
   }
 }
 
+nlohmann::ordered_json to_json(const Node& node) {
+  switch (node.kind) {
+  case Node::Kind::Scalar:
+    return node.scalar;
+  case Node::Kind::Map: {
+    nlohmann::ordered_json j = nlohmann::ordered_json::object();
+    for (const MapEntry& e : node.entries)
+      j[e.key] = to_json(e.value);
+    return j;
+  }
+  case Node::Kind::Seq: {
+    nlohmann::ordered_json j = nlohmann::ordered_json::array();
+    for (const Node& item : node.items)
+      j.push_back(to_json(item));
+    return j;
+  }
+  case Node::Kind::Null:
+    break;
+  }
+  return nullptr;
+}
+
 } // namespace npu::cfg

@@ -2,6 +2,8 @@
 
 #include "common/error.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -56,5 +58,9 @@ Node load_with_extends(const std::string& path);
 /// Applies a `--set key.path=value` override; the value is parsed as YAML. `option`
 /// names the command-line option in error positions.
 void apply_override(Node& root, const std::string& assignment, const std::string& option = "--set");
+
+/// The tree as JSON: maps as objects in file order, lists as arrays, values as the text
+/// written (strings), nothing as null.
+nlohmann::ordered_json to_json(const Node& node);
 
 } // namespace npu::cfg

@@ -251,6 +251,8 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   nlohmann::ordered_json j;
   j["config"] = report.effective_config.is_null() ? nlohmann::ordered_json::object()
                                                   : report.effective_config;
+  if (!report.testbench.is_null())
+    j["testbench"] = report.testbench;
   j["config_file"] = report.config_file;
   j["testbench_file"] = report.testbench_file;
   j["config_name"] = report.config_name;

@@ -69,6 +69,7 @@ struct RunReport {
   std::string config_name;
   std::string testbench_name;
   nlohmann::ordered_json effective_config; ///< config after extends, --set and defaults
+  nlohmann::ordered_json testbench;        ///< the testbench after --tb-set (null: none)
   std::vector<LaunchRecord> launches;      ///< in launch_id order (empty when streamed)
   LaunchTable table; ///< every launch, compactly; built from `launches` when empty
   HostTime host;

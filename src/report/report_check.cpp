@@ -174,6 +174,8 @@ void check_report_document(const nlohmann::ordered_json& report, const std::stri
   c.expect(report, "", Type::Object);
   c.optional(report, "", "config_name", Type::String);
   c.optional(report, "", "testbench_name", Type::String);
+  c.optional(report, "", "config", Type::Object);
+  c.optional(report, "", "testbench", Type::Object);
   if (const Json* sim = c.optional(report, "", "sim", Type::Object)) {
     c.optional(*sim, "sim", "simulated_ns", Type::Number);
     c.optional(*sim, "sim", "launches", Type::Whole);

@@ -600,7 +600,9 @@ Testbench load_testbench(const std::string& path, const std::vector<std::string>
     throw InputError({path, 1, 1}, "", "empty testbench; expected kernels, buffers and a program");
   for (const auto& o : overrides)
     cfg::apply_override(root, o, "--tb-set");
-  return read_testbench(root, path);
+  Testbench tb = read_testbench(root, path);
+  tb.document = cfg::to_json(root);
+  return tb;
 }
 
 double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,

@@ -73,6 +73,8 @@ struct Testbench {
   std::vector<std::string> events;
   std::vector<std::string> command_lists;
   std::vector<Step> program;
+  /// The file as read, after --tb-set (load_testbench only), for the report.
+  nlohmann::ordered_json document;
 };
 
 /// Parses and validates a testbench (names, references, event waits that could

@@ -126,12 +126,17 @@ TEST_F(ReportsTest, DiffOfInstructionCacheSizesNamesIload) {
   EXPECT_NE(r.out.find("\nphase that changed most: iload ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nstatistic that changed most: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  big_code "), std::string::npos) << r.out;
+  // The inputs that differ come first: the one --set, nothing else.
+  EXPECT_NE(r.out.find("\nconfig and testbench (1 differ)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  config.icache.size "), std::string::npos) << r.out;
+  EXPECT_LT(r.out.find("config.icache.size"), r.out.find("\nphases, all launches"));
   for (const auto& line : lines_of(r.out))
     EXPECT_LE(line.size(), 80u) << line;
   // A run against itself changes nothing.
   const Result same = run("diff " + (m_dir / "small").string() + " " + (m_dir / "small").string());
   ASSERT_EQ(same.code, 0) << same.err;
   EXPECT_NE(same.out.find("phase that changed most: none"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("config and testbench: the same in A and B"), std::string::npos);
 }
 
 TEST_F(ReportsTest, ReportAndDiffRejectBadDirectories) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks that the project's C++ files (*.cpp, *.h, *.hpp under src/ models/ tests/
-# testbenches/) are formatted per .clang-format.
+# testbenches/ examples/) are formatted per .clang-format.
 #   scripts/check_format.sh          list unformatted files; exit 1 if any
 #   scripts/check_format.sh --diff   also show what clang-format would change
 #   scripts/check_format.sh --fix    reformat them in place (clang-format -i)
@@ -33,7 +33,7 @@ if ! command -v "$CLANG_FORMAT" >/dev/null 2>&1; then
   exit 2
 fi
 
-DIRS=(src models tests testbenches)
+DIRS=(src models tests testbenches examples)
 
 list_files() {
   if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then

@@ -46,12 +46,14 @@ void host_program(npu::Runtime& rt) {
 } // namespace
 
 int sc_main(int argc, char* argv[]) {
-  return npu::run_cpp_testbench(argc, argv, "dma_bandwidth", host_program, [](CLI::App& app) {
+  const auto add_options = [](CLI::App& app) {
     app.add_option("--bytes", g_bytes, "bytes to stream from DDR into SRAM (default 64MiB)");
     app.add_option("--chunk", g_chunk, "bytes per memcpy (default 64KiB)");
     app.add_option("--streams", g_streams, "streams, hence DMA channels, in use (default 4)")
         ->check(CLI::Range(1, 64));
-  });
+  };
+  return npu::run_cpp_testbench(argc, argv, "dma_bandwidth", host_program, add_options,
+                                NPU_PACKAGE_DATA_DIR);
 }
 
 int main(int argc, char* argv[]) {

@@ -1,8 +1,10 @@
 #include "cli/app.h"
 
+#include "common/data_dirs.h"
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "common/run_guard.h"
+#include "platform/config_lookup.h"
 #include "report/report.h"
 #include "report/trace_writer.h"
 #include "runtime/simulation.h"
@@ -50,7 +52,8 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     std::vector<std::string> overrides = options.overrides;
     for (const std::string& o : options.limits.overrides())
       overrides.push_back(o);
-    const PlatformConfig config = load_platform_config(options.config_path, overrides);
+    const PlatformConfig config =
+        load_platform_config(find_config(options.config_path, options.package_dir), overrides);
     // From here on the limits hold: checking the program and building the platform count
     // against the wall-clock time too.
     std::optional<RunGuard> guard(std::in_place, run_guard_limits(config.limits));
@@ -109,7 +112,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       std::cerr << "\n";
     }
     if (options.plots && out)
-      return make_plots(out->path());
+      return make_plots(out->path(), options.package_dir);
     return static_cast<int>(kExitOk);
   });
 }
@@ -126,11 +129,14 @@ std::string python_interpreter() {
   return "python3";
 }
 
-// scripts/ of the source tree: NPUSIM_SCRIPTS, else the one npusim was built from.
-std::string scripts_dir() {
+// NPUSIM_SCRIPTS, else scripts/ of the installed share folder or the source tree.
+std::string scripts_dir(const std::string& package_dir) {
   if (const char* env = std::getenv("NPUSIM_SCRIPTS"); env != nullptr && *env != '\0')
     return env;
-  return NPU_SCRIPTS_DIR;
+  for (const std::string& dir : data_dirs(package_dir))
+    if (::access((dir + "/scripts/plot_run.py").c_str(), R_OK) == 0)
+      return dir + "/scripts";
+  return "scripts"; // not found: the error names the script that failed to run
 }
 
 // Runs argv (argv[0] looked up in PATH) with stdout sent to stderr; its exit status,
@@ -169,7 +175,7 @@ int run_process(const std::vector<std::string>& args, bool quiet) {
 
 } // namespace
 
-int make_plots(const std::string& dir) {
+int make_plots(const std::string& dir, const std::string& package_dir) {
   const std::string python = python_interpreter();
   if (run_process({python, "-c", "import matplotlib"}, true) != 0) {
     std::cerr << "npusim: note: --plots needs Python 3 with matplotlib; install it with "
@@ -177,7 +183,7 @@ int make_plots(const std::string& dir) {
               << dir << ")\n";
     return kExitOk;
   }
-  const std::string script = scripts_dir() + "/plot_run.py";
+  const std::string script = scripts_dir(package_dir) + "/plot_run.py";
   const int status = run_process({python, script, dir}, false);
   if (status != 0) {
     std::cerr << "npusim: error: " << script << " failed (exit status " << status
@@ -307,11 +313,14 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
 
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
                       const std::function<void(Runtime&)>& body,
-                      const std::function<void(CLI::App&)>& add_options) {
+                      const std::function<void(CLI::App&)>& add_options,
+                      const std::string& package_dir) {
   CLI::App app{name + ": a C++ host program on the npusim platform"};
   RunOptions options;
-  options.config_path = "configs/edge-npu.yaml";
-  app.add_option("--config", options.config_path, "hardware configuration (YAML)");
+  options.config_path = "edge-npu";
+  options.package_dir = package_dir;
+  app.add_option("--config", options.config_path,
+                 "hardware configuration: a YAML file or a config's name");
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
   app.add_option("--out", options.out_dir, "write report.json and launches.csv here")

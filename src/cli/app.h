@@ -20,7 +20,8 @@ enum ExitCode { kExitOk = 0, kExitInternal = 1, kExitBadInput = 2 };
 
 /// What `npusim run` and C++ testbenches share: a config, overrides, an output dir.
 struct RunOptions {
-  std::string config_path;
+  std::string config_path;                    ///< a path or a config's name (find_config)
+  std::string package_dir;                    ///< NPU_PACKAGE_DATA_DIR of a host program
   std::vector<std::string> overrides;         ///< --set key.path=value
   std::string out_dir;                        ///< empty: no files
   SummaryFormat format = SummaryFormat::Text; ///< of the summary on stdout
@@ -63,24 +64,36 @@ int run_guarded(const std::function<int()>& command);
 /// a workload that cannot finish, 1 on internal errors.
 int run_program(const RunOptions& options, const HostProgram& program);
 
-/// Runs scripts/plot_run.py on an output directory (timeline, phase breakdown, phase
-/// histograms as PNG). Without python3-matplotlib it says how to install it and returns
-/// 0; a failing script returns 1.
-int make_plots(const std::string& dir);
+/// Runs scripts/plot_run.py (from NPUSIM_SCRIPTS, else the first of data_dirs(package_dir))
+/// on an output directory (timeline, phase breakdown, phase histograms as PNG). Without
+/// python3-matplotlib it says how to install it and returns 0; a failing script returns 1.
+int make_plots(const std::string& dir, const std::string& package_dir = {});
 
-/// Adds --config, --set and --out to a C++ testbench's command line, then runs it.
-/// `add_options` may register the testbench's own options before parsing.
+/// Adds --config (default: the config named edge-npu), --set and --out to a C++
+/// testbench's command line, then runs it. `add_options` may register the testbench's own
+/// options before parsing; `package_dir` is NPU_PACKAGE_DATA_DIR, where configs are found
+/// by name when the program was built against an installed npusim.
 int run_cpp_testbench(int argc, char** argv, const std::string& name,
                       const std::function<void(Runtime&)>& body,
-                      const std::function<void(CLI::App&)>& add_options = {});
+                      const std::function<void(CLI::App&)>& add_options = {},
+                      const std::string& package_dir = {});
 
 } // namespace npu
+
+/// The share folder (configs/, scripts/) of the installed npusim package that this file is
+/// compiled against: the imported target npusim::runtime defines NPUSIM_DATA_DIR. Empty in
+/// npusim's own build tree, where the executable's place is enough.
+#ifdef NPUSIM_DATA_DIR
+#define NPU_PACKAGE_DATA_DIR NPUSIM_DATA_DIR
+#else
+#define NPU_PACKAGE_DATA_DIR ""
+#endif
 
 /// Defines main() and sc_main() for a C++ testbench whose host program is `body`
 /// (a function taking npu::Runtime&).
 #define NPU_TESTBENCH_MAIN(name, body)                                                             \
   int sc_main(int argc, char* argv[]) {                                                            \
-    return npu::run_cpp_testbench(argc, argv, name, body);                                         \
+    return npu::run_cpp_testbench(argc, argv, name, body, {}, NPU_PACKAGE_DATA_DIR);               \
   }                                                                                                \
   int main(int argc, char* argv[]) {                                                               \
     setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);                                           \

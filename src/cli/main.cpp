@@ -51,7 +51,9 @@ int npusim_main(int argc, char* argv[]) {
   std::string testbench_path;
   std::vector<std::string> testbench_overrides;
   CLI::App* run = app.add_subcommand("run", "run a testbench on a hardware configuration");
-  run->add_option("--config", options.config_path, "hardware configuration (YAML)")->required();
+  run->add_option("--config", options.config_path,
+                  "hardware configuration: a YAML file or a config's name")
+      ->required();
   run->add_option("--testbench", testbench_path, "workload (YAML testbench)")->required();
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
@@ -94,7 +96,10 @@ int npusim_main(int argc, char* argv[]) {
   npu::MembenchOptions bench;
   CLI::App* membench = app.add_subcommand(
       "membench", "drive the DDR model alone with a pattern or a trace; print one JSON object");
-  membench->add_option("--config", bench.config_path, "hardware configuration (YAML)")->required();
+  membench
+      ->add_option("--config", bench.config_path,
+                   "hardware configuration: a YAML file or a config's name")
+      ->required();
   membench->add_option("--set", bench.overrides, "override a config key, e.g. ddr.channels=2")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);

@@ -5,6 +5,7 @@
 #include "common/input_file.h"
 #include "common/run_guard.h"
 #include "models/ddr/dram_channel.h"
+#include "platform/config_lookup.h"
 #include "platform/platform_config.h"
 
 #include <nlohmann/json.hpp>
@@ -294,7 +295,7 @@ int run_membench(const MembenchOptions& options) {
     std::vector<std::string> overrides = options.overrides;
     for (const std::string& o : options.limits.overrides())
       overrides.push_back(o);
-    const PlatformConfig config = load_platform_config(options.config_path, overrides);
+    const PlatformConfig config = load_platform_config(find_config(options.config_path), overrides);
     MembenchResult r;
     {
       const RunGuard guard(run_guard_limits(config.limits));

@@ -278,6 +278,32 @@ TEST_F(CliTest, CppTestbenchRunsTheChapterSample) {
   EXPECT_GT(rows[0].num("execute_ns"), 0);
 }
 
+// Configs are found by name from where the binary is, not from the working directory: the
+// C++ host programs' default (edge-npu) and `npusim run --config NAME` alike.
+TEST_F(CliTest, ConfigsByNameFromAnyWorkingDirectory) {
+  const std::string bin = std::string(NPU_BINARY_DIR) + "/testbenches/launch_conv_kernel";
+  const std::string cmd = "cd " + m_dir.string() + " && " + bin + " --out host >o.txt 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << slurp(m_dir / "o.txt");
+  const fs::path configs = fs::canonical(fs::path(kSource) / "configs");
+  EXPECT_EQ(nlohmann::json::parse(slurp(m_dir / "host" / "report.json"))["config_file"],
+            (configs / "edge-npu.yaml").string());
+
+  const std::string tb = " --testbench " + kSource + "/testbenches/hello.yaml";
+  const std::string run_here = "cd " + m_dir.string() + " && " + kBinary + " run --config ";
+  ASSERT_EQ(std::system((run_here + "datacenter-npu" + tb + " --out cli >o.txt 2>&1").c_str()), 0)
+      << slurp(m_dir / "o.txt");
+  EXPECT_EQ(nlohmann::json::parse(slurp(m_dir / "cli" / "report.json"))["config_file"],
+            (configs / "datacenter-npu.yaml").string());
+
+  const int status = std::system((run_here + "edge-npux" + tb + " >o.txt 2>e.txt").c_str());
+  EXPECT_EQ(WEXITSTATUS(status), 2);
+  EXPECT_EQ(slurp(m_dir / "o.txt"), "");
+  EXPECT_EQ(slurp(m_dir / "e.txt"),
+            "npusim: --config edge-npux: error: no such file, and no config of that name; "
+            "expected a path or one of datacenter-gpu, datacenter-npu, edge-npu (the configs in " +
+                configs.string() + "); did you mean 'edge-npu'?\n");
+}
+
 // The chapter's two-stream sample: batches alternate between two streams, and the host
 // prepares the next batch while the device works. Overlap is read from the output files.
 TEST_F(CliTest, CppTwoStreamsOverlapKernelsAndHostWork) {

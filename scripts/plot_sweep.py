@@ -77,8 +77,12 @@ def ordered(values):
     return distinct
 
 
-# Sections of report.json that a label leaves out: "sim.simulated_ns" is "simulated time".
-SECTIONS = ("sim", "kernels", "blocks", "utilisation", "breakdown", "critical_path", "config")
+# What a label writes for the first part of a path: report.json's sections and the
+# testbench prefix are left out ("sim.simulated_ns" is "simulated time"), a kernel or
+# buffer is named as one ("kernels.k.iload.p50_ns" is "kernel k iload p50").
+SECTIONS = {"sim": None, "blocks": None, "utilisation": None, "breakdown": None,
+            "critical_path": "critical path", "config": None, "testbench": None,
+            "kernels": "kernel", "buffers": "buffer"}
 STATISTICS = ("mean", "min", "max", "p50", "p90", "p95", "p99", "time")
 SPECIAL = {"simulated_ns": "simulated time", "wall_s": "wall time"}
 
@@ -126,7 +130,9 @@ class Axis:
         elif leaf in SPECIAL:
             words = SPECIAL[leaf]
         else:
-            context = parts[1:-1] if len(parts) > 1 and parts[0] in SECTIONS else parts[:-1]
+            context = parts[:-1]
+            while context and context[0] in SECTIONS:
+                context = ([SECTIONS[context[0]]] if SECTIONS[context[0]] else []) + context[1:]
             words = " ".join(context + [stem]).replace("_", " ")
             if unit in ("ns", "s") and stem.split("_")[-1] not in STATISTICS:
                 words += " time"

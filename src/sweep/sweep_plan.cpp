@@ -161,10 +161,17 @@ std::optional<std::string> check_metric(const Json& skeleton, const std::string&
       return name + " is a value; it has no '" + parts[i].text + "'";
     const auto candidates = key_candidates(parts, i);
     if (by_block(walked)) {
-      // Any candidate that names a block instance will do; its statistics come later.
+      // A block instance followed by a statistic will do; the statistics come later.
+      bool block_alone = false;
       for (const auto& [key, next] : candidates)
-        if (is_block(key))
-          return std::nullopt;
+        if (is_block(key)) {
+          if (next < parts.size())
+            return std::nullopt;
+          block_alone = true;
+        }
+      if (block_alone)
+        return "'" + walked[0] + "." + parts[i].text +
+               "' is a block; expected one of its statistics after it";
       return unknown(name, parts[i].text, block_names()) +
              (parts[i].quoted ? ""
                               : " (a block with a dot in its name goes in quotes: "

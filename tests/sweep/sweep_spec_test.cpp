@@ -359,6 +359,8 @@ TEST_F(SweepPlanTest, MetricPathsThroughBlocksWithDotsInTheirNames) {
   EXPECT_TRUE(contains(error_of("metrics: [utilisation.compte.unit0.busy]\n"),
                        "metrics.utilisation.compte.unit0.busy: 'utilisation' has no 'compte'; "
                        "did you mean 'compute'?"));
+  EXPECT_TRUE(contains(error_of("metrics: ['utilisation.\"compute.unit0\"']\n"),
+                       "'utilisation.compute.unit0' is a block; expected one of its statistics"));
   EXPECT_TRUE(contains(error_of("metrics: [utilisation]\n"),
                        "'utilisation' is a section; expected a block and one of its statistics"));
 }

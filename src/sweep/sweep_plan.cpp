@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <optional>
 
@@ -71,8 +72,9 @@ std::string unknown(const std::string& what, const std::string& name,
 
 // A testbench key must name something the testbench has (up to its last part): an
 // override would otherwise create a new kernel or buffer instead of changing one.
-void check_testbench_path(const cfg::Node& root, const Parameter& p) {
-  const std::vector<std::string> parts = split_path(p.target_key());
+void check_testbench_path(const cfg::Node& root, const std::string& key, const SourceLoc& loc,
+                          const std::string& where) {
+  const std::vector<std::string> parts = split_path(target_key(key));
   const cfg::Node* node = &root;
   std::string walked = "the testbench";
   for (size_t i = 0; i + 1 < parts.size(); ++i) {
@@ -81,7 +83,7 @@ void check_testbench_path(const cfg::Node& root, const Parameter& p) {
       std::vector<std::string> names;
       for (const auto& e : node->entries)
         names.push_back(e.key);
-      throw InputError(p.loc, "parameters." + p.key, unknown(walked, parts[i], names));
+      throw InputError(loc, where, unknown(walked, parts[i], names));
     }
     walked = "'" + parts[i] + "'";
     node = child;
@@ -131,26 +133,64 @@ Json report_skeleton(const PlatformConfig& config, const cfg::Node& tb_root,
   return j;
 }
 
-// Checks a metric path against a report skeleton; returns the problem, or nullopt.
+// True for the sections whose children are blocks, known by name only after a run.
+bool by_block(const std::vector<std::string>& walked) {
+  return walked.size() == 1 && (walked[0] == "blocks" || walked[0] == "utilisation");
+}
+
+// A block instance ("compute.unit0", "icache.l2") is a configured block or one of its parts.
+bool is_block(const std::string& name) {
+  for (const auto& block : block_names())
+    if (name == block || name.rfind(block + ".", 0) == 0)
+      return true;
+  return false;
+}
+
+// Checks a metric path against a report skeleton; returns the problem, or nullopt. Keys
+// may hold dots: an unquoted path takes the longest key that matches, as value_at does.
 std::optional<std::string> check_metric(const Json& skeleton, const std::string& path) {
-  const std::vector<std::string> parts = split_path(path);
+  const std::vector<PathPart> parts = split_metric_path(path);
   const Json* node = &skeleton;
-  std::string walked = "report.json", prefix;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    // Lists (events) and block statistics are only known once a point has run.
-    if (node->is_array() || (i == 2 && parts[0] == "blocks") ||
-        (i == 1 && parts[0] == "stat_units"))
+  std::vector<std::string> walked;
+  std::string name = "report.json";
+  for (size_t i = 0; i < parts.size();) {
+    // Lists (events), blocks and units are only known once a point has run.
+    if (node->is_array() || (walked.size() == 1 && walked[0] == "stat_units"))
       return std::nullopt;
     if (!node->is_object())
-      return walked + " is a value; it has no '" + parts[i] + "'";
-    if (!node->contains(parts[i]))
-      return unknown(walked, parts[i], keys_of(*node));
-    node = &(*node)[parts[i]];
-    prefix += (i ? "." : "") + parts[i];
-    walked = "'" + prefix + "'";
+      return name + " is a value; it has no '" + parts[i].text + "'";
+    const auto candidates = key_candidates(parts, i);
+    if (by_block(walked)) {
+      // A block instance followed by a statistic will do; the statistics come later.
+      bool block_alone = false;
+      for (const auto& [key, next] : candidates)
+        if (is_block(key)) {
+          if (next < parts.size())
+            return std::nullopt;
+          block_alone = true;
+        }
+      if (block_alone)
+        return "'" + walked[0] + "." + parts[i].text +
+               "' is a block; expected one of its statistics after it";
+      return unknown(name, parts[i].text, block_names()) +
+             (parts[i].quoted ? ""
+                              : " (a block with a dot in its name goes in quotes: "
+                                "\"compute.unit0\")");
+    }
+    const auto found = std::find_if(candidates.begin(), candidates.end(),
+                                    [&](const auto& c) { return node->contains(c.first); });
+    if (found == candidates.end())
+      return unknown(name, parts[i].text, keys_of(*node));
+    node = &(*node)[found->first];
+    walked.push_back(found->first);
+    name = "'" + fmt::format("{}", fmt::join(walked, ".")) + "'";
+    i = found->second;
   }
-  if (node->is_object() && !(parts.size() == 2 && parts[0] == "blocks"))
-    return walked + " is a section; expected one of its values: " +
+  if (by_block(walked))
+    return name + " is a section; expected a block and one of its statistics, such as " +
+           walked[0] + ".\"compute.unit0\".busy" + (walked[0] == "blocks" ? "_ns" : "");
+  if (node->is_object())
+    return name + " is a section; expected one of its values: " +
            fmt::format("{}", fmt::join(keys_of(*node), ", "));
   return std::nullopt;
 }
@@ -164,8 +204,11 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
   plan.cwd = fs::current_path().string();
   plan.metrics = spec.metrics;
   plan.timeout_ms = timeout_ms;
-  for (const auto& p : spec.parameters)
+  for (const auto& p : spec.parameters) {
     plan.parameter_keys.push_back(p.key);
+    if (p.linked())
+      plan.linked.emplace_back(p.key, p.linked_keys);
+  }
 
   Base base;
   base.config = load_named(spec.config, spec.config_loc, "config",
@@ -180,13 +223,11 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
   // Fixed overrides change the base of every point, so a problem with one is the sweep's.
   std::vector<std::string> fixed_config, fixed_tb;
   for (const auto& f : spec.fixed) {
-    const Parameter as_param{f.key, f.loc, {f.value}, {f.loc}};
-    (as_param.on_testbench() ? fixed_tb : fixed_config)
-        .push_back(as_param.target_key() + "=" + f.value);
+    (f.on_testbench() ? fixed_tb : fixed_config).push_back(target_key(f.key) + "=" + f.value);
     try {
       for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
-        if (as_param.on_testbench())
-          check_testbench_path(base.testbenches[tb], as_param);
+        if (f.on_testbench())
+          check_testbench_path(base.testbenches[tb], f.key, f.loc, "set." + f.key);
         load_point(base, tb, spec.testbenches[tb], spec.config, fixed_config, fixed_tb);
       }
     } catch (const InputError& e) {
@@ -201,20 +242,25 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
 
   // A key that names nothing fails every point: report it at its place in the sweep file.
   for (const auto& p : spec.parameters) {
-    const std::string set = p.target_key() + "=" + p.values.front();
-    for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
-      if (p.on_testbench())
-        check_testbench_path(base.testbenches[tb], p);
-      try {
-        load_point(base, tb, spec.testbenches[tb], spec.config,
-                   p.on_testbench() ? std::vector<std::string>{} : std::vector{set},
-                   p.on_testbench() ? std::vector{set} : std::vector<std::string>{});
-      } catch (const InputError& e) {
-        if (is_unknown_key(e, p.target_key()))
-          throw InputError(p.loc, "parameters." + p.key,
-                           "not a key of the " +
-                               std::string(p.on_testbench() ? "testbench" : "config") + ": " +
-                               e.key() + ": " + bare_message(e));
+    const std::vector<std::pair<std::string, std::string>> first = p.settings(0);
+    for (size_t k = 0; k < first.size(); ++k) {
+      const auto& [key, value] = first[k];
+      const std::string where = p.where(k);
+      const bool on_tb = is_testbench_key(key);
+      const std::string set = target_key(key) + "=" + value;
+      for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
+        if (on_tb)
+          check_testbench_path(base.testbenches[tb], key, p.key_loc(k), where);
+        try {
+          load_point(base, tb, spec.testbenches[tb], spec.config,
+                     on_tb ? std::vector<std::string>{} : std::vector{set},
+                     on_tb ? std::vector{set} : std::vector<std::string>{});
+        } catch (const InputError& e) {
+          if (is_unknown_key(e, target_key(key)))
+            throw InputError(p.key_loc(k), where,
+                             "not a key of the " + std::string(on_tb ? "testbench" : "config") +
+                                 ": " + e.key() + ": " + bare_message(e));
+        }
       }
     }
   }
@@ -243,9 +289,12 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
     std::vector<std::string> config_sets = fixed_config, tb_sets = fixed_tb, own_config, own_tb;
     for (size_t i = 0; i < spec.parameters.size(); ++i) {
       const Parameter& p = spec.parameters[i];
-      const std::string& value = point.value(spec, i);
-      pp.parameters.emplace_back(p.key, value);
-      (p.on_testbench() ? own_tb : own_config).push_back(p.target_key() + "=" + value);
+      pp.parameters.emplace_back(p.key, point.value(spec, i));
+      for (const auto& [key, value] : p.settings(point.value_index[i])) {
+        if (p.linked() && key != p.key)
+          pp.parameters.emplace_back(key, value);
+        (is_testbench_key(key) ? own_tb : own_config).push_back(target_key(key) + "=" + value);
+      }
     }
     config_sets.insert(config_sets.end(), own_config.begin(), own_config.end());
     tb_sets.insert(tb_sets.end(), own_tb.begin(), own_tb.end());
@@ -272,12 +321,21 @@ nlohmann::ordered_json metrics_json(const std::vector<Metric>& metrics) {
   return list;
 }
 
+nlohmann::ordered_json
+linked_json(const std::vector<std::pair<std::string, std::vector<std::string>>>& linked) {
+  Json j = Json::object();
+  for (const auto& [name, keys] : linked)
+    j[name] = keys;
+  return j;
+}
+
 nlohmann::ordered_json plan_to_json(const Plan& plan) {
   Json j;
   j["name"] = plan.name;
   j["sweep_file"] = plan.sweep_file;
   j["cwd"] = plan.cwd;
   j["parameters"] = plan.parameter_keys;
+  j["linked"] = linked_json(plan.linked);
   j["metrics"] = metrics_json(plan.metrics);
   j["timeout_ms"] = plan.timeout_ms;
   Json points = Json::array();
@@ -302,6 +360,9 @@ Plan plan_from_json(const nlohmann::ordered_json& j) {
   plan.sweep_file = j.at("sweep_file").get<std::string>();
   plan.cwd = j.at("cwd").get<std::string>();
   plan.parameter_keys = j.at("parameters").get<std::vector<std::string>>();
+  if (j.contains("linked"))
+    for (const auto& item : j.at("linked").items())
+      plan.linked.emplace_back(item.key(), item.value().get<std::vector<std::string>>());
   for (const auto& m : j.at("metrics"))
     plan.metrics.push_back({m.at("name").get<std::string>(), m.at("path").get<std::string>(), {}});
   plan.timeout_ms = j.at("timeout_ms").get<uint64_t>();

@@ -18,7 +18,8 @@ struct PlannedPoint {
   size_t index = 0;
   std::string dir;       ///< relative to the sweep's output directory: "points/0007"
   std::string testbench; ///< as written in the sweep file
-  std::vector<std::pair<std::string, std::string>> parameters; ///< key, value
+  /// Column, value: each parameter (a linked group: its label, then each of its keys).
+  std::vector<std::pair<std::string, std::string>> parameters;
   std::vector<std::string> args; ///< npusim's arguments, `run ...` without --out
   std::string invalid;           ///< why the point was rejected before running; "" if valid
 };
@@ -26,8 +27,10 @@ struct PlannedPoint {
 struct Plan {
   std::string name;
   std::string sweep_file;
-  std::string cwd; ///< where the command lines' relative paths start
-  std::vector<std::string> parameter_keys;
+  std::string cwd;                         ///< where the command lines' relative paths start
+  std::vector<std::string> parameter_keys; ///< one per axis: a key or a linked group's name
+  /// Each linked group's name and keys (their own columns after the group's).
+  std::vector<std::pair<std::string, std::vector<std::string>>> linked;
   std::vector<Metric> metrics;
   uint64_t timeout_ms = 0; ///< per point; 0: none
   std::vector<PlannedPoint> points;
@@ -47,6 +50,10 @@ std::string point_dir(size_t index);
 
 /// The metrics as a JSON list of {name, path}.
 nlohmann::ordered_json metrics_json(const std::vector<Metric>& metrics);
+
+/// The linked groups as a JSON object of name: [keys].
+nlohmann::ordered_json
+linked_json(const std::vector<std::pair<std::string, std::vector<std::string>>>& linked);
 
 nlohmann::ordered_json plan_to_json(const Plan& plan);
 Plan plan_from_json(const nlohmann::ordered_json& json);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <sstream>
+#include <stdexcept>
 #include <vector>
 
 namespace npu::sweep {
@@ -15,22 +16,18 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-std::optional<Json> value_at(const Json& node, const std::vector<std::string>& parts, size_t at) {
+std::optional<Json> value_at(const Json& node, const std::vector<PathPart>& parts, size_t at) {
   if (at == parts.size())
     return node;
   if (node.is_object()) {
     // Keys may hold dots themselves ("compute.unit0"): the longest that matches wins.
-    for (size_t end = parts.size(); end > at; --end) {
-      std::string key = parts[at];
-      for (size_t i = at + 1; i < end; ++i)
-        key += "." + parts[i];
+    for (const auto& [key, next] : key_candidates(parts, at))
       if (node.contains(key))
-        if (auto v = value_at(node[key], parts, end))
+        if (auto v = value_at(node[key], parts, next))
           return v;
-    }
     return std::nullopt;
   }
-  const std::string& part = parts[at];
+  const std::string& part = parts[at].text;
   if (node.is_array() && !part.empty() && part.size() < 10 &&
       part.find_first_not_of("0123456789") == std::string::npos && std::stoul(part) < node.size())
     return value_at(node[std::stoul(part)], parts, at + 1);
@@ -40,7 +37,11 @@ std::optional<Json> value_at(const Json& node, const std::vector<std::string>& p
 } // namespace
 
 std::optional<Json> value_at(const Json& json, const std::string& path) {
-  return value_at(json, split_path(path), 0);
+  try {
+    return value_at(json, split_metric_path(path), 0);
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
 std::string csv_field(const std::string& text) {
@@ -77,8 +78,13 @@ MergeCounts merge_results(const fs::path& out_dir, const Plan& plan) {
   MergeCounts counts;
   std::ostringstream csv;
   csv << "point,testbench";
-  for (const auto& key : plan.parameter_keys)
+  for (const auto& key : plan.parameter_keys) {
     csv << ',' << csv_field(key);
+    for (const auto& [name, keys] : plan.linked)
+      for (const auto& linked : keys)
+        if (name == key && linked != key)
+          csv << ',' << csv_field(linked);
+  }
   for (const auto& m : plan.metrics)
     csv << ',' << csv_field(m.name);
   csv << ",status,error,wall_s\n";
@@ -127,6 +133,7 @@ MergeCounts merge_results(const fs::path& out_dir, const Plan& plan) {
   Json j;
   j["sweep"] = plan.name;
   j["parameters"] = plan.parameter_keys;
+  j["linked"] = linked_json(plan.linked);
   j["metrics"] = metrics_json(plan.metrics);
   j["points"] = std::move(rows);
   write_file_atomically(out_dir / "results.csv", csv.str());

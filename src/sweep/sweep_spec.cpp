@@ -3,22 +3,49 @@
 #include "config/section.h"
 #include "config/units.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 
 namespace npu::sweep {
 
 namespace fs = std::filesystem;
 
-bool Parameter::on_testbench() const {
+bool is_testbench_key(const std::string& key) {
   return key.rfind(kTestbenchPrefix, 0) == 0;
 }
 
-std::string Parameter::target_key() const {
-  return on_testbench() ? key.substr(std::string(kTestbenchPrefix).size()) : key;
+std::string target_key(const std::string& key) {
+  return is_testbench_key(key) ? key.substr(std::string(kTestbenchPrefix).size()) : key;
+}
+
+std::vector<std::string> Parameter::keys() const {
+  return linked() ? linked_keys : std::vector<std::string>{key};
+}
+
+const SourceLoc& Parameter::key_loc(size_t k) const {
+  return linked() ? linked_locs[k] : loc;
+}
+
+std::string Parameter::where(size_t k) const {
+  if (!linked() || linked_keys[k].rfind(key + ".", 0) == 0)
+    return "parameters." + keys()[k];
+  return "parameters." + key + ".link." + linked_keys[k];
+}
+
+std::vector<std::pair<std::string, std::string>> Parameter::settings(size_t i) const {
+  if (!linked())
+    return {{key, values[i]}};
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t k = 0; k < linked_keys.size(); ++k)
+    out.emplace_back(linked_keys[k], linked_values[i][k]);
+  return out;
 }
 
 namespace {
@@ -137,6 +164,140 @@ std::vector<std::string> expand_range(const cfg::Node& node, const std::string& 
   return values;
 }
 
+// A map item of a map-valued list as dotted keys below it: {rows: 32, cols: 32} ->
+// rows=32, cols=32; nested maps give "timing.CL".
+void flatten(const cfg::Node& node, const std::string& prefix, const std::string& key,
+             std::vector<std::pair<std::string, const cfg::MapEntry*>>* out) {
+  for (const auto& e : node.entries) {
+    const std::string name = prefix.empty() ? e.key : prefix + "." + e.key;
+    if (e.value.is_map())
+      flatten(e.value, name, key, out);
+    else
+      out->emplace_back(name, &e);
+  }
+  if (node.entries.empty())
+    throw InputError(node.loc, key, "expected a map of key: value, got an empty map");
+}
+
+// The label of each value of a linked group, for its column: the value itself when
+// every key takes the same one at every step ("32"), else "rows=32 cols=64".
+void label_linked(Parameter* p, const std::vector<std::string>& names) {
+  bool equal = true;
+  for (const auto& step : p->linked_values)
+    for (const auto& v : step)
+      equal = equal && v == step.front();
+  p->values.clear();
+  for (const auto& step : p->linked_values) {
+    std::string label;
+    for (size_t k = 0; k < step.size() && !equal; ++k)
+      label += (k ? " " : "") + names[k] + "=" + step[k];
+    p->values.push_back(equal ? step.front() : label);
+  }
+}
+
+// `key: [{rows: 32, cols: 32}, ...]`: every item sets key.rows and key.cols together.
+Parameter read_map_list(const cfg::MapEntry& e) {
+  const std::string where = "parameters." + e.key;
+  Parameter p;
+  p.key = e.key;
+  p.loc = e.key_loc;
+  std::vector<std::string> names;
+  for (const auto& item : e.value.items) {
+    if (!item.is_map())
+      throw InputError(item.loc, where,
+                       std::string("expected a map like the first item, got ") + item.kind_name());
+    std::vector<std::pair<std::string, const cfg::MapEntry*>> flat;
+    flatten(item, "", where, &flat);
+    if (names.empty()) {
+      for (const auto& [name, entry] : flat) {
+        names.push_back(name);
+        p.linked_keys.push_back(e.key + "." + name);
+        p.linked_locs.push_back(entry->key_loc);
+      }
+    }
+    std::vector<std::string> step(names.size());
+    std::vector<bool> seen(names.size(), false);
+    for (const auto& [name, entry] : flat) {
+      const auto it = std::find(names.begin(), names.end(), name);
+      if (it == names.end())
+        throw InputError(entry->key_loc, where + "." + name,
+                         "not a key of the first item; every item sets the same keys (" +
+                             fmt::format("{}", fmt::join(names, ", ")) + ")");
+      const size_t k = static_cast<size_t>(it - names.begin());
+      step[k] = scalar_of(entry->value, where + "." + name, "a value");
+      seen[k] = true;
+    }
+    for (size_t k = 0; k < names.size(); ++k)
+      if (!seen[k])
+        throw InputError(item.loc, where,
+                         "this item has no '" + names[k] + "'; every item sets the same keys (" +
+                             fmt::format("{}", fmt::join(names, ", ")) + ")");
+    p.linked_values.push_back(std::move(step));
+    p.value_locs.push_back(item.loc);
+  }
+  label_linked(&p, names);
+  return p;
+}
+
+// `name: {link: {key: values, key: values}}`: lists or ranges of one length, taken together.
+Parameter read_link(const cfg::MapEntry& e) {
+  const std::string where = "parameters." + e.key;
+  cfg::Section s(&e.value, where, nullptr);
+  const cfg::Node& link = s.require("link", "a map of key: values that move together");
+  s.finish();
+  if (!link.is_map() || link.entries.empty())
+    throw InputError(link.loc, where + ".link",
+                     std::string("expected a map of key: values, got ") +
+                         (link.is_map() ? "an empty map" : link.kind_name()));
+  Parameter p;
+  p.key = e.key;
+  p.loc = e.key_loc;
+  std::vector<std::vector<std::string>> lists;
+  for (const auto& k : link.entries) {
+    lists.push_back(expand_values(k.value, where + ".link." + k.key));
+    if (lists.back().size() != lists.front().size())
+      throw InputError(k.key_loc, where + ".link." + k.key,
+                       "linked keys need lists of one length: '" + link.entries.front().key +
+                           "' has " + std::to_string(lists.front().size()) + " values, this one " +
+                           std::to_string(lists.back().size()));
+    p.linked_keys.push_back(k.key);
+    p.linked_locs.push_back(k.key_loc);
+  }
+  // Each key by its last part when those differ ("rows=32 cols=32"), else in full.
+  std::vector<std::string> names;
+  for (const auto& key : p.linked_keys)
+    names.push_back(split_path(key).back());
+  for (size_t i = 0; i < names.size(); ++i)
+    if (std::count(names.begin(), names.end(), names[i]) > 1) {
+      names = p.linked_keys;
+      break;
+    }
+  for (size_t i = 0; i < lists.front().size(); ++i) {
+    std::vector<std::string> step;
+    for (const auto& list : lists)
+      step.push_back(list[i]);
+    p.linked_values.push_back(std::move(step));
+    p.value_locs.push_back(e.value.loc);
+  }
+  label_linked(&p, names);
+  return p;
+}
+
+Parameter read_parameter(const cfg::MapEntry& e) {
+  const std::string where = "parameters." + e.key;
+  if (e.value.is_map() && e.value.find("link"))
+    return read_link(e);
+  if (e.value.is_seq() && !e.value.items.empty() && e.value.items.front().is_map())
+    return read_map_list(e);
+  Parameter p;
+  p.key = e.key;
+  p.loc = e.key_loc;
+  p.values = expand_values(e.value, where);
+  for (size_t i = 0; i < p.values.size(); ++i)
+    p.value_locs.push_back(e.value.is_seq() ? e.value.items[i].loc : e.value.loc);
+  return p;
+}
+
 } // namespace
 
 std::vector<std::string> expand_values(const cfg::Node& node, const std::string& key) {
@@ -203,16 +364,21 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
       top.fail("parameters",
                std::string("expected a map of config key: values, got ") + params->kind_name());
     for (const auto& e : params->entries) {
-      for (const auto& f : spec.fixed)
-        if (f.key == e.key)
-          throw InputError(e.key_loc, "parameters." + e.key,
-                           "is also fixed under set (line " + std::to_string(f.loc.line) + ")");
-      Parameter p;
-      p.key = e.key;
-      p.loc = e.key_loc;
-      p.values = expand_values(e.value, "parameters." + e.key);
-      for (size_t i = 0; i < p.values.size(); ++i)
-        p.value_locs.push_back(e.value.is_seq() ? e.value.items[i].loc : e.value.loc);
+      Parameter p = read_parameter(e);
+      const std::vector<std::string> keys = p.keys();
+      for (size_t k = 0; k < keys.size(); ++k) {
+        const std::string where = p.where(k);
+        for (const auto& f : spec.fixed)
+          if (f.key == keys[k])
+            throw InputError(p.key_loc(k), where,
+                             "is also fixed under set (line " + std::to_string(f.loc.line) + ")");
+        for (const auto& other : spec.parameters)
+          for (const auto& key : other.keys())
+            if (key == keys[k] && p.linked())
+              throw InputError(p.key_loc(k), where,
+                               "is also set by parameters." + other.key + " (line " +
+                                   std::to_string(other.loc.line) + ")");
+      }
       spec.parameters.push_back(std::move(p));
     }
   }
@@ -223,6 +389,11 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
     for (const auto& m : spec.metrics)
       if (m.name == name)
         throw InputError(value.loc, key, "column '" + name + "' is collected twice");
+    try {
+      split_metric_path(path);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(value.loc, key, "'" + path + "': " + e.what());
+    }
     spec.metrics.push_back({name, path, value.loc});
   };
   if (metrics.is_seq()) {
@@ -245,8 +416,12 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
         throw InputError(loc, key, "column '" + name + "' is already taken");
     columns.push_back(name);
   };
-  for (const auto& p : spec.parameters)
+  for (const auto& p : spec.parameters) {
     claim(p.key, p.loc, "parameters." + p.key);
+    for (size_t k = 0; k < p.linked_keys.size(); ++k)
+      if (p.linked_keys[k] != p.key)
+        claim(p.linked_keys[k], p.linked_locs[k], p.where(k));
+  }
   for (const auto& m : spec.metrics)
     claim(m.name, m.loc, "metrics");
 
@@ -284,6 +459,56 @@ std::vector<std::string> split_path(const std::string& path) {
       return parts;
     start = dot + 1;
   }
+}
+
+std::vector<PathPart> split_metric_path(const std::string& path) {
+  std::vector<PathPart> parts;
+  size_t at = 0;
+  while (true) {
+    PathPart part;
+    if (at < path.size() && path[at] == '"') {
+      const size_t close = path.find('"', at + 1);
+      if (close == std::string::npos)
+        throw std::invalid_argument("the quote at character " + std::to_string(at + 1) +
+                                    " is not closed");
+      part.text = path.substr(at + 1, close - at - 1);
+      part.quoted = true;
+      at = close + 1;
+      if (at < path.size() && path[at] != '.')
+        throw std::invalid_argument("expected a dot after the quoted part \"" + part.text + "\"");
+    } else {
+      const size_t dot = path.find('.', at);
+      part.text = path.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
+      if (part.text.find('"') != std::string::npos)
+        throw std::invalid_argument("a quote may only enclose a whole part: \"compute.unit0\"");
+      at = dot == std::string::npos ? path.size() : dot;
+    }
+    if (part.text.empty())
+      throw std::invalid_argument("expected a key between two dots");
+    parts.push_back(std::move(part));
+    if (at >= path.size())
+      return parts;
+    ++at; // the dot
+    if (at == path.size())
+      throw std::invalid_argument("expected a key after the last dot");
+  }
+}
+
+std::vector<std::pair<std::string, size_t>> key_candidates(const std::vector<PathPart>& parts,
+                                                           size_t at) {
+  if (parts[at].quoted)
+    return {{parts[at].text, at + 1}};
+  size_t end = at + 1;
+  while (end < parts.size() && !parts[end].quoted)
+    ++end;
+  std::vector<std::pair<std::string, size_t>> out;
+  for (; end > at; --end) {
+    std::string key = parts[at].text;
+    for (size_t i = at + 1; i < end; ++i)
+      key += "." + parts[i].text;
+    out.emplace_back(std::move(key), end);
+  }
+  return out;
 }
 
 std::vector<Point> expand_points(const Spec& spec) {

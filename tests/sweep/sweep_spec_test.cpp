@@ -135,6 +135,124 @@ TEST(SweepSpec, Errors) {
                        "parameters.b: the grid has more than 100000 points"));
 }
 
+TEST(SweepSpec, MapValuedListsSetTheirKeysTogether) {
+  const Spec spec =
+      spec_of(kHead + "parameters:\n"
+                      "  compute.array: [{rows: 32, cols: 32}, {rows: 64, cols: 64}]\n"
+                      "  compute.units: [1, 2]\nmetrics: [sim.simulated_ns]\n");
+  ASSERT_EQ(spec.parameters.size(), 2u);
+  const Parameter& array = spec.parameters[0];
+  EXPECT_TRUE(array.linked());
+  EXPECT_EQ(array.keys(), (Strings{"compute.array.rows", "compute.array.cols"}));
+  // Equal values label the step by the value alone: it plots as a number.
+  EXPECT_EQ(array.values, (Strings{"32", "64"}));
+  EXPECT_EQ(array.settings(1), (std::vector<std::pair<std::string, std::string>>{
+                                   {"compute.array.rows", "64"}, {"compute.array.cols", "64"}}));
+  EXPECT_EQ(array.key_loc(1).line, 4);
+  EXPECT_EQ(array.key_loc(1).column, 30);
+  // In a grid the group is one axis.
+  const auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 4u);
+  EXPECT_EQ(points[2].value(spec, 0), "64");
+  EXPECT_EQ(points[2].value(spec, 1), "1");
+}
+
+TEST(SweepSpec, NestedMapsFlattenAndUnequalValuesAreNamed) {
+  const Spec spec = spec_of(kHead + "parameters:\n  ddr: [{preset: DDR4-3200, timing: {CL: 22}},"
+                                    " {preset: LPDDR4-3200, timing: {CL: 28}}]\n"
+                                    "  testbench.kernels: [{k.binary: 4KiB}]\n"
+                                    "metrics: [sim.simulated_ns]\n");
+  EXPECT_EQ(spec.parameters[0].keys(), (Strings{"ddr.preset", "ddr.timing.CL"}));
+  EXPECT_EQ(spec.parameters[0].values,
+            (Strings{"preset=DDR4-3200 timing.CL=22", "preset=LPDDR4-3200 timing.CL=28"}));
+  EXPECT_EQ(spec.parameters[1].keys(), (Strings{"testbench.kernels.k.binary"}));
+  EXPECT_TRUE(is_testbench_key(spec.parameters[1].keys()[0]));
+  EXPECT_EQ(target_key(spec.parameters[1].keys()[0]), "kernels.k.binary");
+}
+
+TEST(SweepSpec, LinkGroupsTakeListsAndRangesOfOneLength) {
+  const Spec spec =
+      spec_of(kHead + "mode: zip\nparameters:\n"
+                      "  array: {link: {compute.array.rows: [32, 64, 128],\n"
+                      "                 compute.array.cols: {from: 16, to: 64, factor: 2}}}\n"
+                      "  compute.units: [1, 2, 4]\nmetrics: [sim.simulated_ns]\n");
+  const Parameter& array = spec.parameters[0];
+  EXPECT_EQ(array.key, "array");
+  EXPECT_EQ(array.keys(), (Strings{"compute.array.rows", "compute.array.cols"}));
+  EXPECT_EQ(array.values, (Strings{"rows=32 cols=16", "rows=64 cols=32", "rows=128 cols=64"}));
+  const auto points = expand_points(spec);
+  ASSERT_EQ(points.size(), 3u);
+  EXPECT_EQ(points[1].value(spec, 0), "rows=64 cols=32");
+  // Keys whose last parts are alike are named in full.
+  const Spec full = spec_of(kHead + "parameters:\n  size: {link: {icache.size: [8KiB],"
+                                    " sram.size: [8KiB], icache.l2.ways: [2]}}\n"
+                                    "metrics: [sim.simulated_ns]\n");
+  EXPECT_EQ(full.parameters[0].values,
+            (Strings{"icache.size=8KiB sram.size=8KiB icache.l2.ways=2"}));
+}
+
+TEST(SweepSpec, LinkedErrors) {
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  array: {link: {compute.array.rows: [32, "
+                                         "64, 128], compute.array.cols: [32, 64]}}\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "sweeps/s.yaml:4:53: error: parameters.array.link.compute.array.cols: "
+                       "linked keys need lists of one length: 'compute.array.rows' has 3 "
+                       "values, this one 2"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  array: {link: {a: [1]}, from: 1}\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "parameters.array.from: unknown key"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  array: {link: [1, 2]}\nmetrics: [a]\n");
+                       }).what(),
+                       "parameters.array.link: expected a map of key: values, got a list"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  a: [{rows: 1, cols: 1}, {rows: 2}]\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "sweeps/s.yaml:4:27: error: parameters.a: this item has no 'cols'"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  a: [{rows: 1}, {rows: 2, cls: 2}]\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "parameters.a.cls: not a key of the first item"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  a: [{rows: 1}, 2]\nmetrics: [a]\n");
+                       }).what(),
+                       "parameters.a: expected a map like the first item, got a value"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "set: {a.rows: 1}\nparameters:\n  a: [{rows: 1}]\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "parameters.a.rows: is also fixed under set"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "parameters:\n  a.rows: [1]\n  g: {link: {a.rows: "
+                                         "[1]}}\nmetrics: [a]\n");
+                       }).what(),
+                       "parameters.g.link.a.rows: is also set by parameters.a.rows (line 4)"));
+}
+
+TEST(SweepSpec, QuotedMetricPaths) {
+  const auto parts = split_metric_path("blocks.\"compute.unit0\".busy_ns");
+  ASSERT_EQ(parts.size(), 3u);
+  EXPECT_EQ(parts[1].text, "compute.unit0");
+  EXPECT_TRUE(parts[1].quoted);
+  EXPECT_FALSE(parts[2].quoted);
+  const auto candidates = key_candidates(split_metric_path("a.b.c"), 0);
+  ASSERT_EQ(candidates.size(), 3u);
+  EXPECT_EQ(candidates[0], (std::pair<std::string, size_t>{"a.b.c", 3}));
+  EXPECT_EQ(candidates[2], (std::pair<std::string, size_t>{"a", 1}));
+  EXPECT_TRUE(contains(
+      input_error([] { spec_of(kHead + "metrics: ['blocks.\"compute.unit0.busy_ns']\n"); }).what(),
+      "sweeps/s.yaml:3:11: error: metrics: 'blocks.\"compute.unit0.busy_ns': the quote at "
+      "character 8 is not closed"));
+  EXPECT_TRUE(contains(input_error([] { spec_of(kHead + "metrics: [sim..launches]\n"); }).what(),
+                       "expected a key between two dots"));
+}
+
 // The plan checks keys, values and metrics against the real config and testbench.
 class SweepPlanTest : public ::testing::Test {
 protected:
@@ -194,12 +312,72 @@ TEST_F(SweepPlanTest, MetricsMustExistInTheReport) {
   EXPECT_TRUE(contains(error_of("metrics: [simm.launches]\n"), "did you mean 'sim'?"));
 }
 
+TEST_F(SweepPlanTest, LinkedKeysSetTogetherAndAreChecked) {
+  const Plan plan = plan_of("parameters:\n"
+                            "  compute.array: [{rows: 16, cols: 16}, {rows: 64, cols: 64}]\n"
+                            "  dims: {link: {compute.units: [1, 2], dma.channels: [2, 4]}}\n"
+                            "metrics: [sim.simulated_ns]\n");
+  EXPECT_EQ(plan.parameter_keys, (Strings{"compute.array", "dims"}));
+  ASSERT_EQ(plan.linked.size(), 2u);
+  EXPECT_EQ(plan.linked[1].second, (Strings{"compute.units", "dma.channels"}));
+  ASSERT_EQ(plan.points.size(), 4u);
+  const PlannedPoint& p = plan.points[3];
+  const Strings tail(p.args.begin() + 5, p.args.end());
+  EXPECT_EQ(tail, (Strings{"--set", "compute.array.rows=64", "--set", "compute.array.cols=64",
+                           "--set", "compute.units=2", "--set", "dma.channels=4"}));
+  EXPECT_EQ(p.parameters,
+            (std::vector<std::pair<std::string, std::string>>{{"compute.array", "64"},
+                                                              {"compute.array.rows", "64"},
+                                                              {"compute.array.cols", "64"},
+                                                              {"dims", "units=2 channels=4"},
+                                                              {"compute.units", "2"},
+                                                              {"dma.channels", "4"}}));
+  EXPECT_TRUE(p.invalid.empty()) << p.invalid;
+  const Plan back = plan_from_json(plan_to_json(plan));
+  EXPECT_EQ(plan_to_json(back).dump(), plan_to_json(plan).dump());
+}
+
+TEST_F(SweepPlanTest, UnknownLinkedKeysAreTheSweepsError) {
+  EXPECT_TRUE(contains(error_of("parameters:\n  a: {link: {compute.array.rws: [8], "
+                                "compute.array.cols: [8]}}\nmetrics: [sim.launches]\n"),
+                       "s.yaml:4:14: error: parameters.a.link.compute.array.rws: not a key of the "
+                       "config: compute.array.rws: unknown key; did you mean 'rows'?"));
+  EXPECT_TRUE(contains(error_of("parameters:\n  compute.aray: [{rows: 8, cols: 8}]\n"
+                                "metrics: [sim.launches]\n"),
+                       "s.yaml:4:19: error: parameters.compute.aray.rows: not a key of the "
+                       "config: compute.aray: unknown key; did you mean 'array'?"));
+  EXPECT_TRUE(contains(error_of("parameters:\n  testbench.kernels.gem: [{binary: 4KiB}]\n"
+                                "metrics: [sim.launches]\n"),
+                       "'kernels' has no 'gem'; did you mean 'gemm'?"));
+}
+
+TEST_F(SweepPlanTest, MetricPathsThroughBlocksWithDotsInTheirNames) {
+  EXPECT_NO_THROW(plan_of("metrics:\n  - blocks.\"compute.unit0\".mac_utilization\n"
+                          "  - utilisation.\"compute.unit0\".mac_utilization\n"
+                          "  - utilisation.compute.unit0.busy\n"
+                          "  - stat_units.\"ddr.reads\".unit\n"));
+  EXPECT_TRUE(contains(error_of("metrics: [utilisation.compte.unit0.busy]\n"),
+                       "metrics.utilisation.compte.unit0.busy: 'utilisation' has no 'compte'; "
+                       "did you mean 'compute'?"));
+  EXPECT_TRUE(contains(error_of("metrics: ['utilisation.\"compute.unit0\"']\n"),
+                       "'utilisation.compute.unit0' is a block; expected one of its statistics"));
+  EXPECT_TRUE(contains(error_of("metrics: [utilisation]\n"),
+                       "'utilisation' is a section; expected a block and one of its statistics"));
+}
+
 TEST(SweepResults, ValuesAndCsvFields) {
   const auto j = nlohmann::ordered_json::parse(R"({"a": {"b": [1, {"c": "x"}]}})");
   EXPECT_EQ(value_at(j, "a.b.0")->dump(), "1");
   EXPECT_EQ(value_at(j, "a.b.1.c")->get<std::string>(), "x");
   EXPECT_FALSE(value_at(j, "a.b.2"));
   EXPECT_FALSE(value_at(j, "a.z"));
+  // Keys with dots: quoted exactly, or unquoted by the longest key that matches.
+  const auto r = nlohmann::ordered_json::parse(
+      R"({"blocks": {"compute": {"busy": 1}, "compute.unit0": {"busy": 2}}})");
+  EXPECT_EQ(value_at(r, "blocks.\"compute.unit0\".busy")->dump(), "2");
+  EXPECT_EQ(value_at(r, "blocks.compute.unit0.busy")->dump(), "2");
+  EXPECT_EQ(value_at(r, "blocks.\"compute\".busy")->dump(), "1");
+  EXPECT_FALSE(value_at(r, "blocks.\"compute.unit0.busy"));
   EXPECT_EQ(csv_field("plain"), "plain");
   EXPECT_EQ(csv_field("a, \"b\""), "\"a, \"\"b\"\"\"");
 }

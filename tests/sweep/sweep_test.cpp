@@ -293,6 +293,89 @@ TEST_F(SweepTest, AKilledSweepResumesWithOnlyTheMissingPoints) {
   }
 }
 
+// Linked parameters: rows and cols of the array move together as one axis of the grid;
+// a metric reaches a block whose name holds a dot; the heatmap takes the group as an axis.
+TEST_F(SweepTest, LinkedParametersRunResumeAndPlotAsOneAxis) {
+  const std::string file = sweep_file(
+      "parameters:\n  compute.array: [{rows: 32, cols: 32}, {rows: 8, cols: 8}]\n"
+      "  compute.units: [1, 2]\n"
+      "metrics:\n  - sim.simulated_ns\n  - utilisation.\"compute.unit0\".mac_utilization\n"
+      "  - blocks.compute.unit0.busy_ns\n");
+  const fs::path out = m_dir / "out";
+  const Result first = sweep(file + " --out " + out.string() + " --jobs 2");
+  ASSERT_EQ(first.code, 0) << first.err;
+  const std::string csv = slurp(out / "results.csv");
+  // A column name with quotes is quoted in the CSV, its quotes doubled.
+  const std::string mac = "\"utilisation.\"\"compute.unit0\"\".mac_utilization\"";
+  EXPECT_EQ(csv.substr(0, csv.find('\n')),
+            "point,testbench,compute.array,compute.array.rows,compute.array.cols,compute.units,"
+            "sim.simulated_ns," +
+                mac + ",blocks.compute.unit0.busy_ns,status,error,wall_s");
+  const auto r = rows(out);
+  ASSERT_EQ(r.size(), 4u);
+  const std::vector<std::string> arrays = {"32", "32", "8", "8"}, units = {"1", "2", "1", "2"};
+  for (size_t i = 0; i < r.size(); ++i) {
+    ASSERT_EQ(r[i].cells.at("status"), "ok") << r[i].cells.at("error");
+    EXPECT_EQ(r[i].cells.at("compute.array"), arrays[i]);
+    EXPECT_EQ(r[i].cells.at("compute.array.rows"), arrays[i]);
+    EXPECT_EQ(r[i].cells.at("compute.array.cols"), arrays[i]);
+    EXPECT_EQ(r[i].cells.at("compute.units"), units[i]);
+    // Both keys reached the point's config, and the metrics are its report's values.
+    const Json report =
+        Json::parse(slurp(out / "points" / ("000" + std::to_string(i)) / "report.json"));
+    EXPECT_EQ(report["config"]["compute"]["array"]["rows"].get<int>(), std::stoi(arrays[i]));
+    EXPECT_EQ(report["config"]["compute"]["array"]["cols"].get<int>(), std::stoi(arrays[i]));
+    const Json& unit0 = report["utilisation"]["compute.unit0"];
+    EXPECT_EQ(r[i].num(mac), unit0["mac_utilization"].get<double>());
+    EXPECT_EQ(r[i].num("blocks.compute.unit0.busy_ns"),
+              report["blocks"]["compute.unit0"]["busy_ns"].get<double>());
+  }
+  // An 8x8 array needs 16 times the passes of a 32x32 one for the same matmul.
+  EXPECT_GT(r[2].num("blocks.compute.unit0.busy_ns"), 4 * r[0].num("blocks.compute.unit0.busy_ns"));
+  const Json results = Json::parse(slurp(out / "results.json"));
+  EXPECT_EQ(results["parameters"], Json({"compute.array", "compute.units"}));
+  EXPECT_EQ(results["linked"]["compute.array"], Json({"compute.array.rows", "compute.array.cols"}));
+  EXPECT_EQ(results["points"][2]["parameters"]["compute.array.rows"], "8");
+
+  // The same command again keeps every point.
+  const std::string log = (m_dir / "runs.log").string();
+  const Result again = sweep(file + " --out " + out.string(), "NPUSIM_TEST_RUN_LOG=" + log);
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_TRUE(contains(again.err, "4 points, 0 to run")) << again.err;
+  EXPECT_FALSE(fs::exists(log));
+
+  if (run_command("/usr/bin/python3 -c 'import matplotlib'").code != 0)
+    GTEST_SKIP() << "matplotlib is not installed (Debian: python3-matplotlib)";
+  const std::vector<std::pair<std::string, std::string>> plots = {
+      {"heat.png", "results.csv --heatmap compute.array compute.units --y sim.simulated_ns"},
+      {"heat_json.png", "results.json --heatmap compute.units compute.array --y "
+                        "utilisation.\\\"compute.unit0\\\".mac_utilization"},
+      {"lines.png", "results.csv --x compute.array.rows --y blocks.compute.unit0.busy_ns"},
+      {"heat_key.png",
+       "results.csv --heatmap compute.array.rows compute.units --y sim.simulated_ns"},
+  };
+  for (const auto& [name, args] : plots) {
+    const fs::path png = m_dir / name;
+    const Result p = run_command("/usr/bin/python3 scripts/plot_sweep.py " + out.string() + "/" +
+                                 args + " --out " + png.string());
+    ASSERT_EQ(p.code, 0) << name << ": " << p.err;
+    EXPECT_EQ(slurp(png).substr(1, 3), "PNG") << name;
+  }
+  // Labels in words with units, the title from the sweep's name, sizes ordered by value.
+  const Result labels = run_command(
+      "/usr/bin/python3 -c 'import sys; sys.path.insert(0, \"scripts\"); import plot_sweep as p; "
+      "r = p.Results(\"" +
+      (out / "results.csv").string() +
+      "\"); "
+      "print(r.title); print(r.axis(\"sim.simulated_ns\", r.rows).label); "
+      "print(r.axis(\"compute.array\", r.rows).label); "
+      "print(p.ordered([\"128\", \"16\"])); "
+      "print(p.ordered([\"rows=64 cols=8\", \"rows=8 cols=16\", \"rows=8 cols=8\"]))'");
+  ASSERT_EQ(labels.code, 0) << labels.err;
+  EXPECT_EQ(labels.out, "t\nsimulated time (us)\ncompute array (rows = cols)\n['16', '128']\n"
+                        "['rows=8 cols=8', 'rows=8 cols=16', 'rows=64 cols=8']\n");
+}
+
 TEST_F(SweepTest, PlotsLinesHeatmapAndParetoFront) {
   if (run_command("/usr/bin/python3 -c 'import matplotlib'").code != 0)
     GTEST_SKIP() << "matplotlib is not installed (Debian: python3-matplotlib)";

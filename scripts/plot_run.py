@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots of one npusim run, as PNG, from the files of `npusim run --out DIR`.
 
   timeline.png    Gantt chart of the host thread, each stream's launches on their
@@ -7,8 +7,8 @@
   histograms.png  one histogram of launch durations per phase (launches.csv)
 
 Usage: plot_run.py DIR [--only timeline|phases|histograms] [--max-launches N]
-Needs Debian's python3-matplotlib. Writes the PNGs into DIR (each under a temporary
-name first), and prints nothing on success.
+Run it with Debian's /usr/bin/python3 and python3-matplotlib. Writes the PNGs into DIR
+(each under a temporary name first), and prints nothing on success.
 """
 
 import argparse
@@ -17,7 +17,12 @@ import json
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    print(f"plot_run.py: error: {sys.executable} has no matplotlib; run this script with "
+          "/usr/bin/python3 after `apt-get install python3-matplotlib`", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402

@@ -27,13 +27,13 @@ read -r dma1g wall1g rss1g < <(run_dma 1GiB)
 seq=""
 if "$build/npusim" --help | grep -q membench; then
   seq=$("$build/npusim" membench --config "$config" --pattern seq_read --requests 200000 |
-    python3 -c 'import json,sys; print(json.load(sys.stdin)["bandwidth_gbps"])')
+    /usr/bin/python3 -c 'import json,sys; print(json.load(sys.stdin)["bandwidth_gbps"])')
 fi
 
 echo "config: $config"
 printf '%-44s %s\n' "DMA DDR->SRAM, 64 MiB in 64 KiB chunks:" "$dma64 GB/s (wall ${wall64} s)"
 if [[ -n "$seq" ]]; then
   printf '%-44s %s\n' "membench seq_read on the same DDR:" "$seq GB/s"
-  python3 -c "print('%-44s %.1f%% (target >= 90%%)' % ('DMA / seq_read:', 100 * $dma64 / $seq))"
+  /usr/bin/python3 -c "print('%-44s %.1f%% (target >= 90%%)' % ('DMA / seq_read:', 100 * $dma64 / $seq))"
 fi
 printf '%-44s %s\n' "DMA of 1 GiB:" "$dma1g GB/s, wall ${wall1g} s (target < 15 s), peak RSS $((rss1g / 1024)) MiB (target < 512 MiB)"

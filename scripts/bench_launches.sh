@@ -15,7 +15,7 @@ trap 'rm -rf "$out"' EXIT
 /usr/bin/time -f "%e %M" -o "$out/time" "$build/npusim" run --config "$config" \
   --testbench testbenches/launch_rate.yaml --out "$out/run" >/dev/null
 read -r wall rss <"$out/time"
-python3 - "$out/run/report.json" "$wall" "$rss" <<'PY'
+/usr/bin/python3 - "$out/run/report.json" "$wall" "$rss" <<'PY'
 import json, sys
 report = json.load(open(sys.argv[1]))
 launches = report["sim"]["launches"]

@@ -31,7 +31,7 @@ fi
 /usr/bin/time -f "%e %M" -o "$work/time" "$build/npusim" run --config "$config" \
   --testbench "$work/million.yaml" --out "$work/run" "${extra[@]}" >/dev/null
 read -r wall rss <"$work/time"
-python3 - "$work" "$wall" "$rss" "${#extra[@]}" <<'PY'
+/usr/bin/python3 - "$work" "$wall" "$rss" "${#extra[@]}" <<'PY'
 import json, os, sys
 work, wall, rss, traced = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), sys.argv[4] != "0"
 report = json.load(open(os.path.join(work, "run", "report.json")))

@@ -27,7 +27,7 @@ EOF
 
 now() { date +%s.%N; }
 sum_wall() {
-  python3 -c 'import json, sys
+  /usr/bin/python3 -c 'import json, sys
 points = json.load(open(sys.argv[1]))["points"]
 assert len(points) == 200 and all(p["status"] == "ok" for p in points), "a point failed"
 print(sum(p["wall_s"] for p in points))' "$1/results.json"
@@ -35,12 +35,12 @@ print(sum(p["wall_s"] for p in points))' "$1/results.json"
 
 start=$(now)
 "$NPUSIM" sweep "$WORK/bench.yaml" --out "$WORK/serial" --jobs 1 >/dev/null 2>&1
-serial_s=$(python3 -c "print($(now) - $start)")
+serial_s=$(/usr/bin/python3 -c "print($(now) - $start)")
 single_sum=$(sum_wall "$WORK/serial")
 
 start=$(now)
 "$NPUSIM" sweep "$WORK/bench.yaml" --out "$WORK/parallel" --jobs 2 >/dev/null 2>&1
-parallel_s=$(python3 -c "print($(now) - $start)")
+parallel_s=$(/usr/bin/python3 -c "print($(now) - $start)")
 parallel_sum=$(sum_wall "$WORK/parallel")
 
 if ! diff <(sed 's/,[^,]*$//' "$WORK/serial/results.csv") \
@@ -49,7 +49,7 @@ if ! diff <(sed 's/,[^,]*$//' "$WORK/serial/results.csv") \
   exit 1
 fi
 
-python3 - "$single_sum" "$serial_s" "$parallel_s" "$parallel_sum" <<'EOF'
+/usr/bin/python3 - "$single_sum" "$serial_s" "$parallel_s" "$parallel_sum" <<'EOF'
 import sys
 single_sum, serial_s, parallel_s, parallel_sum = map(float, sys.argv[1:])
 ideal = single_sum / 2

@@ -31,7 +31,7 @@ for c in "$@"; do
       --testbench "$testbench" --set "interconnect.granularity=$path" --max-wall-time 3600s \
       --out "$out/$c-$path" >/dev/null
     read -r wall rss <"$out/time"
-    python3 - "$out" "$c" "$path" "$wall" "$rss" <<'PY'
+    /usr/bin/python3 - "$out" "$c" "$path" "$wall" "$rss" <<'PY'
 import json, os, sys
 out, case, path, wall, rss = sys.argv[1:]
 r = json.load(open(f"{out}/{case}-{path}/report.json"))

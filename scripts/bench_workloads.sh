@@ -25,7 +25,7 @@ for w in "$@"; do
   /usr/bin/time -f "%e %M" -o "$out/time" "$build/npusim" run --config "$config" \
     --testbench "testbenches/workloads/$w.yaml" --out "$out/$w" >/dev/null
   read -r wall rss <"$out/time"
-  python3 - "$out/$w/report.json" "$w" "$wall" "$rss" <<'PY'
+  /usr/bin/python3 - "$out/$w/report.json" "$w" "$wall" "$rss" <<'PY'
 import json, sys
 sim = json.load(open(sys.argv[1]))["sim"]
 print(f"{sys.argv[2]:<16} {sim['launches']:>9} {sim['simulated_ns'] / 1e6:>14.3f} "

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Generates the realistic-workload testbenches in testbenches/workloads/ from compact
 layer lists with the shapes of their papers:
 

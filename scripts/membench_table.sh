@@ -21,7 +21,7 @@ YAML
 # 25.6 GB/s x (1 - tRFC/tREFI) = 24.42; four ACTs per tFAW x 64 B, refresh-adjusted = 11.49.
 row() { # pattern mapping bound
   "$npusim" membench --config "$config" --set "ddr.mapping=$2" --pattern "$1" \
-    --requests "$requests" | python3 -c '
+    --requests "$requests" | /usr/bin/python3 -c '
 import json, sys
 j = json.load(sys.stdin)
 lat = j["read_latency_ns"]["mean"]

@@ -1,14 +1,15 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Plots of one npusim run, as PNG, from the files of `npusim run --out DIR`.
 
   timeline.png    Gantt chart of the host thread, each stream's launches on their
-                  hardware queue, and each compute unit (launches.csv)
+                  hardware queue, and each compute unit a launch ran on (launches.csv);
+                  a launch only waiting in its queue is a thin line, not a bar
   phases.png      mean time of each launch phase per kernel, stacked (report.json)
   histograms.png  one histogram of launch durations per phase (launches.csv)
 
 Usage: plot_run.py DIR [--only timeline|phases|histograms] [--max-launches N]
-Needs Debian's python3-matplotlib. Writes the PNGs into DIR (each under a temporary
-name first), and prints nothing on success.
+Run it with Debian's /usr/bin/python3 and python3-matplotlib. Writes the PNGs into DIR
+(each under a temporary name first), and prints nothing on success.
 """
 
 import argparse
@@ -17,7 +18,12 @@ import json
 import os
 import sys
 
-import matplotlib
+try:
+    import matplotlib
+except ImportError:
+    print(f"plot_run.py: error: {sys.executable} has no matplotlib; run this script with "
+          "/usr/bin/python3 after `apt-get install python3-matplotlib`", file=sys.stderr)
+    sys.exit(2)
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -29,6 +35,7 @@ SIZES = {  # inches at DPI: the PNGs are 1600x900, 1200x800 and 1200x800 pixels
     "histograms": (12, 8),
 }
 PHASES = ["prepare", "submit", "schedule", "iload", "execute", "complete"]
+QUEUED = "queued"  # the schedule wait: a thin line on the stream's queue row
 COLOURS = {
     "prepare": "#8da0cb",
     "submit": "#66c2a5",
@@ -36,7 +43,9 @@ COLOURS = {
     "iload": "#fc8d62",
     "execute": "#a6d854",
     "complete": "#b3b3b3",
+    QUEUED: "#b08a3e",
 }
+LEGEND = {QUEUED: "queued (schedule wait)"}
 
 
 def fail(message):
@@ -55,7 +64,20 @@ def read_launches(run_dir):
         for k in range(7):
             row[f"t{k}"] = float(row[f"t{k}_ns"])
         row["schedule_ns"] = float(row["schedule_wait_ns"]) + float(row["schedule_dispatch_ns"])
+        row["spans"] = unit_spans(row)
     return rows
+
+
+def unit_spans(row):
+    """[(unit, t4, t5)]: each unit the launch ran on, with its own t4 and t5."""
+    if row.get("units") is None:  # a launches.csv from before the units column
+        unit = int(row["unit"])
+        return [(unit, row["t4"], row["t5"])] if unit >= 0 else []
+    units, t4s, t5s = (row[c].split(";") if row[c] else [] for c in
+                       ("units", "unit_t4_ns", "unit_t5_ns"))
+    if not len(units) == len(t4s) == len(t5s):
+        fail(f"launch {row['launch_id']}: units, unit_t4_ns and unit_t5_ns differ in length")
+    return [(int(u), float(a), float(b)) for u, a, b in zip(units, t4s, t5s)]
 
 
 def read_report(run_dir):
@@ -85,38 +107,63 @@ def save(fig, run_dir, name):
     os.replace(temp, path)
 
 
-def plot_timeline(run_dir, launches, report, max_launches):
+def timeline_shapes(launches):
+    """What the timeline draws, in ns: (tracks, bars, markers). bars and markers are
+    dicts with track, phase, start_ns, stop_ns and launch_id; a marker is a thin line."""
+    streams = sorted({r["stream"] for r in launches})
+    units = sorted({u for r in launches for u, _, _ in r["spans"]})
+    tracks = ["host"] + [f"queue of stream {s}" for s in streams] + [f"unit {u}" for u in units]
+    bars, markers = [], []
+
+    def add(shapes, track, phase, start, stop, r):
+        if stop > start:
+            shapes.append({"track": track, "phase": phase, "start_ns": start, "stop_ns": stop,
+                           "launch_id": int(r["launch_id"])})
+
+    for r in launches:
+        add(bars, "host", "prepare", r["t0"], r["t1"], r)
+        add(bars, "host", "submit", r["t1"], r["t2"], r)
+        queue = f"queue of stream {r['stream']}"
+        # The schedule phase is the wait in the queue (the host ran ahead), then the
+        # scheduler's dispatch; only the dispatch occupies the queue.
+        dispatched = max(r["t2"], r["t3"] - float(r["schedule_dispatch_ns"]))
+        add(markers, queue, QUEUED, r["t2"], dispatched, r)
+        add(bars, queue, "schedule", dispatched, r["t3"], r)
+        add(bars, queue, "iload", r["t3"], r["t4"], r)
+        add(bars, queue, "execute", r["t4"], r["t5"], r)
+        add(bars, queue, "complete", r["t5"], r["t6"], r)
+        for unit, t4, t5 in r["spans"]:
+            add(bars, f"unit {unit}", "iload", r["t3"], t4, r)
+            add(bars, f"unit {unit}", "execute", t4, t5, r)
+    return tracks, bars, markers
+
+
+def plot_timeline(run_dir, launches, report, max_launches, dump=None):
     shown = launches[:max_launches]
+    tracks, bars, markers = timeline_shapes(shown)
+    if dump:
+        with open(dump, "w", encoding="utf-8") as f:
+            json.dump({"tracks": tracks, "bars": bars, "markers": markers}, f, indent=1)
     fig, ax = plt.subplots(figsize=SIZES["timeline"], dpi=DPI)
     end_ns = max([r["t6"] for r in shown], default=0.0)
     divisor, unit = time_unit(end_ns)
-    streams = sorted({r["stream"] for r in shown})
-    units = sorted({int(r["unit"]) for r in shown if int(r["unit"]) >= 0})
-    tracks = ["host"] + [f"queue of stream {s}" for s in streams] + [f"unit {u}" for u in units]
     y_of = {name: i for i, name in enumerate(tracks)}
-    bars = {}  # (track, phase) -> [(start, width)]
-
-    def add(track, phase, start, stop):
-        if stop > start:
-            bars.setdefault((track, phase), []).append((start / divisor, (stop - start) / divisor))
-
-    for r in shown:
-        add("host", "prepare", r["t0"], r["t1"])
-        add("host", "submit", r["t1"], r["t2"])
-        queue = f"queue of stream {r['stream']}"
-        add(queue, "schedule", r["t2"], r["t3"])
-        add(queue, "iload", r["t3"], r["t4"])
-        add(queue, "execute", r["t4"], r["t5"])
-        add(queue, "complete", r["t5"], r["t6"])
-        if int(r["unit"]) >= 0:
-            add(f"unit {int(r['unit'])}", "iload", r["t3"], r["t4"])
-            add(f"unit {int(r['unit'])}", "execute", r["t4"], r["t5"])
+    grouped = {}  # (track, phase) -> [(start, width)]
+    for b in bars:
+        grouped.setdefault((b["track"], b["phase"]), []).append(
+            (b["start_ns"] / divisor, (b["stop_ns"] - b["start_ns"]) / divisor))
     labelled = set()
-    for (track, phase), spans in sorted(bars.items(), key=lambda kv: (y_of[kv[0][0]], kv[0][1])):
+    for (track, phase), spans in sorted(grouped.items(), key=lambda kv: (y_of[kv[0][0]], kv[0][1])):
         label = phase if phase not in labelled else None
         labelled.add(phase)
         ax.broken_barh(spans, (y_of[track] - 0.4, 0.8), facecolors=COLOURS[phase], label=label,
                        alpha=0.85)
+    if markers:
+        # Queued launches overlap each other and what runs: a line in the row's lower half.
+        ax.hlines([y_of[m["track"]] + 0.3 for m in markers],
+                  [m["start_ns"] / divisor for m in markers],
+                  [m["stop_ns"] / divisor for m in markers],
+                  colors=COLOURS[QUEUED], linewidth=1.5, label=LEGEND[QUEUED])
     ax.set_yticks(range(len(tracks)))
     ax.set_yticklabels(tracks)
     ax.invert_yaxis()
@@ -125,7 +172,8 @@ def plot_timeline(run_dir, launches, report, max_launches):
     note = "" if len(shown) == len(launches) else f", first {len(shown)} of {len(launches)} launches"
     ax.set_title(f"timeline: {name}{note}")
     handles, labels = ax.get_legend_handles_labels()
-    order = [labels.index(p) for p in PHASES if p in labels]
+    names = [LEGEND.get(p, p) for p in PHASES[:3] + [QUEUED] + PHASES[3:]]
+    order = [labels.index(n) for n in names if n in labels]
     if order:
         ax.legend([handles[i] for i in order], [labels[i] for i in order], loc="upper right")
     ax.grid(axis="x", alpha=0.3)
@@ -181,6 +229,8 @@ def main():
                         help="draw one plot (default: all three)")
     parser.add_argument("--max-launches", type=int, default=5000,
                         help="launches drawn on the timeline (default 5000, the first ones)")
+    # For tests: the timeline's tracks, bars and queued markers as JSON (times in ns).
+    parser.add_argument("--dump-timeline", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not os.path.isdir(args.dir):
         fail(f"{args.dir}: no such directory; expected the --out directory of an npusim run")
@@ -188,7 +238,7 @@ def main():
     wanted = [args.only] if args.only else ["timeline", "phases", "histograms"]
     launches = read_launches(args.dir) if ("timeline" in wanted or "histograms" in wanted) else []
     if "timeline" in wanted:
-        plot_timeline(args.dir, launches, report, args.max_launches)
+        plot_timeline(args.dir, launches, report, args.max_launches, args.dump_timeline)
     if "phases" in wanted:
         plot_phases(args.dir, report)
     if "histograms" in wanted:

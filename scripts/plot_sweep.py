@@ -16,8 +16,8 @@ and sizes in B, KiB, MiB or GiB as fits the values.
 
 Common options: --out FILE.png (required), --where KEY=VALUE (keep rows where a
 column has that value; repeatable), --logx, --title TEXT (default: the sweep's
-name). Only rows whose status is `ok` are plotted. Uses matplotlib (Debian:
-python3-matplotlib).
+name). Only rows whose status is `ok` are plotted. Run it with Debian's
+/usr/bin/python3 and python3-matplotlib.
 Exit codes: 0 ok, 2 bad input (a column the results do not have, nothing to plot).
 """
 
@@ -352,7 +352,12 @@ def main(argv):
     if not rows:
         raise InputError("no successful point to plot (after --where)")
 
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print(f"plot_sweep.py: error: {sys.executable} has no matplotlib; run this script with "
+              "/usr/bin/python3 after `apt-get install python3-matplotlib`", file=sys.stderr)
+        sys.exit(2)
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Generate SCALE-Sim v2 compute-model reference cycle counts for npusim tests.
 
 Purpose
@@ -302,8 +302,10 @@ def main():
         import numpy  # noqa: F401
         import tqdm  # noqa: F401
     except ImportError as e:
-        sys.exit("error: SCALE-Sim needs numpy and tqdm (%s); on Debian: "
-                 "apt-get install python3-numpy python3-tqdm" % e)
+        print("error: SCALE-Sim needs numpy and tqdm, which %s lacks (%s); run this script "
+              "with /usr/bin/python3 after `apt-get install python3-numpy python3-tqdm`"
+              % (sys.executable, e), file=sys.stderr)
+        sys.exit(2)
     from scalesim.scale_config import scale_config
     from scalesim.topology_utils import topologies
     from scalesim.compute.operand_matrix import operand_matrix

@@ -96,7 +96,7 @@ fail() {
 }
 
 # Free TCP ports for slurmctld and slurmd (never the defaults: another Slurm may run).
-read -r CTLD_PORT SLURMD_PORT < <(python3 -c '
+read -r CTLD_PORT SLURMD_PORT < <(/usr/bin/python3 -c '
 import socket
 socks = [socket.socket() for _ in range(2)]
 for s in socks:

@@ -260,6 +260,7 @@ void Scheduler::start_kernel(uint32_t q) {
   sc_assert(chosen.size() == d.units);
   const uint64_t id = m_next_run++;
   run.remaining = d.units;
+  run.spans.reserve(d.units);
   run.dispatch_start_ps = dispatch_start;
   run.t3_ps = to_ps(sc_core::sc_time_stamp());
   run.dispatch_ps = run.cmd.fetch_ps + (run.t3_ps - dispatch_start);
@@ -306,6 +307,7 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
                       run.t3_ps, result.t4_ps, result.t5_ps);
   if (result.t5_ps >= run.critical.t5_ps)
     run.critical = result;
+  run.spans.push_back({static_cast<uint32_t>(unit), result.t4_ps, result.t5_ps});
   if (--run.remaining > 0)
     return;
   Running done = std::move(run);
@@ -316,6 +318,9 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   rec.t_ps[5] = done.critical.t5_ps;
   rec.unit = done.critical.unit;
   rec.units = done.cmd.desc.units;
+  std::sort(done.spans.begin(), done.spans.end(),
+            [](const UnitSpan& a, const UnitSpan& b) { return a.unit < b.unit; });
+  rec.unit_spans = std::move(done.spans);
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
   rec.released_by = done.cause.launch;

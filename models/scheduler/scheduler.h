@@ -116,6 +116,7 @@ private:
     Release cause;
     uint32_t remaining = 0;
     UnitResult critical;
+    std::vector<UnitSpan> spans; ///< each unit's part, as it finishes
     uint64_t t3_ps = 0;
     uint64_t dispatch_ps = 0;
     uint64_t dispatch_start_ps = 0; ///< the dispatcher took the command

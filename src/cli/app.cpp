@@ -120,13 +120,11 @@ int run_program(const RunOptions& options, const HostProgram& program) {
 namespace {
 
 // The interpreter that has Debian's python3-matplotlib: NPUSIM_PYTHON, else the
-// system's python3, else the first python3 on PATH.
+// system's /usr/bin/python3 (a python3 first on PATH, such as a pyenv shim, may lack it).
 std::string python_interpreter() {
   if (const char* env = std::getenv("NPUSIM_PYTHON"); env != nullptr && *env != '\0')
     return env;
-  if (::access("/usr/bin/python3", X_OK) == 0)
-    return "/usr/bin/python3";
-  return "python3";
+  return "/usr/bin/python3";
 }
 
 // NPUSIM_SCRIPTS, else scripts/ of the installed share folder or the source tree.

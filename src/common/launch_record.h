@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace npu {
 
@@ -43,6 +44,14 @@ struct LaunchCauses {
   int64_t host_after = -1;
 };
 
+/// One compute unit's part of a launch: it took the kernel at the launch's t3, had the
+/// instructions resident at `t4_ps` and finished its share at `t5_ps`.
+struct UnitSpan {
+  uint32_t unit = 0;
+  uint64_t t4_ps = 0;
+  uint64_t t5_ps = 0;
+};
+
 /// One launch: its timestamps and what ran where.
 struct LaunchRecord : LaunchTimes, LaunchCauses {
   uint64_t launch_id = 0;
@@ -50,6 +59,9 @@ struct LaunchRecord : LaunchTimes, LaunchCauses {
   std::string stream;
   int unit = -1;      ///< critical (last finishing) unit
   uint32_t units = 1; ///< units the kernel ran on
+  /// Each unit's part, in ascending unit order (the dispatch policy picks any free
+  /// units, not a contiguous range); the launch's t4 and t5 are the critical unit's.
+  std::vector<UnitSpan> unit_spans;
   bool async = false;
 };
 

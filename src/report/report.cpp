@@ -346,8 +346,49 @@ nlohmann::ordered_json to_json(const RunReport& report) {
 void write_launches_csv_header(std::ostream& out) {
   out << "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,"
          "prepare_ns,submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,"
-         "complete_ns,execute_ifetch_stall_ns,released_by,host_after\n";
+         "complete_ns,execute_ifetch_stall_ns,released_by,host_after,units,unit_t4_ns,"
+         "unit_t5_ns\n";
 }
+
+namespace {
+
+// The last three columns: each unit's number, t4 and t5, ';'-separated in the same
+// order. A record without spans (made by hand) ran on `unit` alone, if anywhere.
+void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
+  const UnitSpan alone{static_cast<uint32_t>(std::max(r.unit, 0)), r.t_ps[4], r.t_ps[5]};
+  const UnitSpan* begin = r.unit_spans.data();
+  const UnitSpan* end = begin + r.unit_spans.size();
+  if (r.unit_spans.empty() && r.unit >= 0) {
+    begin = &alone;
+    end = begin + 1;
+  }
+  constexpr size_t kRoom = 26; // a separator and one value
+  char text[16 * kRoom];
+  char* p = text;
+  const auto make_room = [&] {
+    if (p + kRoom > text + sizeof text) {
+      out.write(text, p - text);
+      p = text;
+    }
+  };
+  for (int column = 0; column < 3; ++column) {
+    make_room();
+    *p++ = ',';
+    for (const UnitSpan* s = begin; s != end; ++s) {
+      make_room();
+      if (s != begin)
+        *p++ = ';';
+      p = column == 0   ? std::to_chars(p, p + 12, s->unit).ptr
+          : column == 1 ? put_ns(p, s->t4_ps)
+                        : put_ns(p, s->t5_ps);
+    }
+  }
+  make_room();
+  *p++ = '\n';
+  out.write(text, p - text);
+}
+
+} // namespace
 
 void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
   // One row per launch, written while the simulation runs: built without a format
@@ -376,8 +417,8 @@ void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
     *p++ = ',';
     p = std::to_chars(p, p + 20, cause).ptr;
   }
-  *p++ = '\n';
   out.write(text, p - text);
+  write_unit_spans(out, r);
 }
 
 void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {

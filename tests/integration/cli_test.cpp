@@ -25,7 +25,7 @@ protected:
 const char* kHeader =
     "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,submit_ns,"
     "schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns,execute_ifetch_stall_ns,"
-    "released_by,host_after";
+    "released_by,host_after,units,unit_t4_ns,unit_t5_ns";
 
 } // namespace
 

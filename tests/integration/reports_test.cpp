@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -212,6 +213,135 @@ TEST_F(ReportsTest, PlotsRenderEveryPngAtItsSize) {
   // No temporary files are left.
   for (const auto& e : fs::directory_iterator(out))
     EXPECT_EQ(e.path().extension() == ".tmp", false) << e.path();
+}
+
+// Kernels on four, two and one of edge-npu's units; the host launches every batch
+// before the first has run, so launches wait in their queues.
+const char* kMultiUnitTestbench = R"(name: multi-unit
+kernels:
+  wide: {op: matmul, m: 200, n: 256, k: 256, dtype: int8, binary: 16KiB, units: 4}
+  pair: {op: cycles, cycles: 20000, binary: 4KiB, units: 2}
+  one: {op: cycles, cycles: 5000, binary: 2KiB}
+streams: [s1, s2]
+program:
+  - repeat:
+      count: 4
+      body:
+        - launch: {kernel: wide, stream: s1, async: true}
+        - launch: {kernel: pair, stream: s2, async: true}
+        - launch: {kernel: one, stream: s1, async: true}
+  - sync: s1
+  - sync: s2
+)";
+
+// Splits "a;b;c" into its fields.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ';');)
+    out.push_back(item);
+  return out;
+}
+
+// The timeline draws each launch on every unit it ran on, from launches.csv: each unit
+// row's bars add up to that unit's occupied time in report.json, and a launch waiting in
+// its queue is a thin marker, not a bar.
+TEST_F(ReportsTest, TimelineDrawsEveryUnitOfALaunchAndQueuedLaunchesAsMarkers) {
+  if (!have_matplotlib())
+    GTEST_SKIP() << "python3-matplotlib is not installed (scripts/setup.sh installs it)";
+  const fs::path testbench = m_dir / "multi_unit.yaml";
+  std::ofstream(testbench) << kMultiUnitTestbench;
+  const fs::path out = m_dir / "out";
+  const Result r = run_to(testbench.string(), out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path dump = m_dir / "timeline.json";
+  const Result plot = run_command("/usr/bin/python3 scripts/plot_run.py " + out.string() +
+                                  " --only timeline --dump-timeline " + dump.string());
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_EQ(png_size(out / "timeline.png"), (std::array<uint32_t, 2>{1600, 900}));
+  const auto shapes = nlohmann::json::parse(slurp(dump));
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+
+  // launch id -> unit -> [t3, t4, t5] from launches.csv
+  std::map<int64_t, std::map<int, std::array<double, 3>>> ran;
+  std::map<int64_t, Row> rows;
+  for (const Row& row : read_csv(out / "launches.csv")) {
+    const int64_t id = std::stoll(row.cells.at("launch_id"));
+    rows[id] = row;
+    const auto units = split_list(row.cells.at("units"));
+    const auto t4 = split_list(row.cells.at("unit_t4_ns"));
+    const auto t5 = split_list(row.cells.at("unit_t5_ns"));
+    ASSERT_EQ(t4.size(), units.size()) << id;
+    ASSERT_EQ(t5.size(), units.size()) << id;
+    const std::string& kernel = row.cells.at("kernel");
+    EXPECT_EQ(units.size(), kernel == "wide" ? 4u : kernel == "pair" ? 2u : 1u) << id;
+    EXPECT_NE(std::find(units.begin(), units.end(), row.cells.at("unit")), units.end()) << id;
+    for (size_t i = 0; i < units.size(); ++i)
+      ran[id][std::stoi(units[i])] = {row.num("t3_ns"), std::stod(t4[i]), std::stod(t5[i])};
+    // t5 is the last unit's end; every unit starts at t3.
+    double last = 0;
+    for (const auto& t : t5)
+      last = std::max(last, std::stod(t));
+    EXPECT_NEAR(last, row.num("t5_ns"), 0.0005) << id;
+  }
+  ASSERT_EQ(ran.size(), 12u);
+
+  // Every unit part is drawn on its own row, and nothing else is drawn on unit rows.
+  std::map<int, double> drawn_ns; // unit -> iload + execute
+  std::map<std::pair<int64_t, int>, std::array<double, 3>> seen;
+  bool queued_for_long = false;
+  for (const auto& bar : shapes.at("bars")) {
+    const std::string track = bar.at("track");
+    const int64_t id = bar.at("launch_id");
+    const double start = bar.at("start_ns"), stop = bar.at("stop_ns");
+    const std::string phase = bar.at("phase");
+    if (track.rfind("unit ", 0) == 0) {
+      const int unit = std::stoi(track.substr(5));
+      ASSERT_TRUE(ran[id].count(unit)) << "launch " << id << " drawn on unit " << unit;
+      const auto& t = ran[id][unit];
+      if (phase == "iload") {
+        EXPECT_NEAR(start, t[0], 0.0005);
+        EXPECT_NEAR(stop, t[1], 0.0005);
+      } else {
+        ASSERT_EQ(phase, "execute");
+        EXPECT_NEAR(start, t[1], 0.0005);
+        EXPECT_NEAR(stop, t[2], 0.0005);
+        seen[{id, unit}] = t;
+      }
+      drawn_ns[unit] += stop - start;
+    } else if (phase == "schedule") {
+      // Only the dispatch part of the schedule phase is a bar.
+      EXPECT_NEAR(stop - start, rows[id].num("schedule_dispatch_ns"), 0.002) << id;
+    }
+  }
+  for (const auto& [id, units] : ran)
+    for (const auto& [unit, t] : units)
+      EXPECT_TRUE(seen.count({id, unit}) || t[2] == t[1])
+          << "launch " << id << " has no execute bar on unit " << unit;
+  for (const auto& marker : shapes.at("markers")) {
+    const int64_t id = marker.at("launch_id");
+    EXPECT_EQ(marker.at("phase"), "queued");
+    EXPECT_EQ(marker.at("track").get<std::string>().rfind("queue of stream ", 0), 0u);
+    const double length = marker.at("stop_ns").get<double>() - marker.at("start_ns").get<double>();
+    EXPECT_NEAR(length, rows[id].num("schedule_wait_ns"), 0.002) << id;
+    queued_for_long = queued_for_long || length > 1000;
+  }
+  EXPECT_TRUE(queued_for_long) << "no launch waited in its queue; the test lost its point";
+
+  // Each unit's bars cover the time the unit had a kernel: busy plus stalled, that is
+  // everything but idle (report.json's utilisation rows), to rounding.
+  const double simulated_ns = report.at("sim").at("simulated_ns");
+  ASSERT_EQ(drawn_ns.size(), 4u);
+  for (const auto& [unit, ns] : drawn_ns) {
+    const auto& u = report.at("utilisation").at("compute.unit" + std::to_string(unit));
+    const double occupied =
+        (u.at("busy").get<double>() + u.at("stalled").get<double>()) * simulated_ns;
+    EXPECT_NEAR(ns, occupied, 0.01 * static_cast<double>(ran.size()) + 1e-9 * simulated_ns)
+        << "unit " << unit;
+    const auto& block = report.at("blocks").at("compute.unit" + std::to_string(unit));
+    EXPECT_NEAR(ns, simulated_ns - block.at("idle_ns").get<double>(), 0.01 * ran.size())
+        << "unit " << unit;
+  }
 }
 
 TEST_F(ReportsTest, PlotsWithoutMatplotlibSayHowToGetItAndKeepTheReport) {

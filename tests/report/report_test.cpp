@@ -161,11 +161,28 @@ TEST(LaunchesCsv, HeaderAndRows) {
   EXPECT_EQ(lines[0],
             "launch_id,kernel,stream,unit,t0_ns,t1_ns,t2_ns,t3_ns,t4_ns,t5_ns,t6_ns,prepare_ns,"
             "submit_ns,schedule_wait_ns,schedule_dispatch_ns,iload_ns,execute_ns,complete_ns,"
-            "execute_ifetch_stall_ns,released_by,host_after");
+            "execute_ifetch_stall_ns,released_by,host_after,units,unit_t4_ns,unit_t5_ns");
+  // A record without unit spans ran on its unit alone, at the launch's t4 and t5.
   EXPECT_EQ(lines[2],
             "1,softmax,s0,2,100.000,101.000,103.000,106.000,110.000,115.000,121.000,1.000,"
-            "2.000,2.500,0.500,4.000,5.000,6.000,0.250,-1,-1");
+            "2.000,2.500,0.500,4.000,5.000,6.000,0.250,-1,-1,2,110.000,115.000");
   EXPECT_EQ(out.str().back(), '\n');
+}
+
+// A kernel on several units: each unit's number, t4 and t5 in three ';' lists.
+TEST(LaunchesCsv, ListsEveryUnitOfALaunch) {
+  LaunchRecord r = make_record(7, "mm", 0);
+  r.unit = 3;
+  r.units = 3;
+  r.unit_spans = {{0, 110000, 114000}, {3, 110500, 115000}, {5, 111000, 114500}};
+  std::ostringstream out;
+  write_launches_csv(out, {r});
+  const auto lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  const std::string tail = ",0;3;5,110.000;110.500;111.000,114.000;115.000;114.500";
+  ASSERT_GE(lines[1].size(), tail.size());
+  EXPECT_EQ(lines[1].substr(lines[1].size() - tail.size()), tail) << lines[1];
+  EXPECT_EQ(lines[1].rfind("7,mm,s0,3,", 0), 0u) << lines[1];
 }
 
 TEST(LaunchesCsv, QuotesFieldsWithCommasOrQuotes) {

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Writes the DDR comparison traces, in Ramulator 2's LoadStoreTrace format (`LD 0x..`, `ST 0x..`),
 read by `npusim membench --trace`, ramulator_mb and (through to_stl.py) DRAMSys.
 

@@ -33,15 +33,15 @@ done
 # Traces: the same requests feed all three simulators.
 if [ ! -f "$WORK/traces/copy.trace" ]; then
   echo "writing traces to $WORK/traces" >&2
-  python3 "$HERE/gen_traces.py" "$WORK/traces"
+  /usr/bin/python3 "$HERE/gen_traces.py" "$WORK/traces"
 fi
 for t in $STREAMS; do
   [ -f "$WORK/traces/$t.stl" ] ||
-    python3 "$HERE/to_stl.py" "$WORK/traces/$t.trace" "$WORK/traces/$t.stl"
+    /usr/bin/python3 "$HERE/to_stl.py" "$WORK/traces/$t.trace" "$WORK/traces/$t.stl"
 done
 
-bw() { python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["bandwidth_gbps"])'; }
-pct() { python3 -c "print('%+.1f%%' % (100 * ($1 / $2 - 1)))"; }
+bw() { /usr/bin/python3 -c 'import json,sys; print("%.3f" % json.load(sys.stdin)["bandwidth_gbps"])'; }
+pct() { /usr/bin/python3 -c "print('%+.1f%%' % (100 * ($1 / $2 - 1)))"; }
 
 echo "| stream | npusim | Ramulator 2.1 | DRAMSys 5.1 | npusim vs Ramulator | npusim vs DRAMSys |"
 echo "|---|---|---|---|---|---|"

@@ -46,7 +46,7 @@ echo "$OUT" > "$T.$MODE.log"
 N=$(wc -l < "$RES/traces/$T.stl")
 TT=$(echo "$OUT" | grep -m1 "Total Time" | sed 's/.*Total Time: *//')
 [ -n "$TT" ] || { echo "error: no Total Time in $OUTDIR/$T.$MODE.log" >&2; exit 1; }
-python3 - "$T" "$N" "$TT" <<'PY'
+/usr/bin/python3 - "$T" "$N" "$TT" <<'PY'
 import sys
 t, n, tt = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 scale = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "ps": 1e-3}[tt[1]]

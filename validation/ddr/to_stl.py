@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """Converts a LD/ST trace into a DRAMSys absolute STL trace: request i is offered at player
 cycle i (player clock 1600 MHz = the DDR4-3200 memory clock); a request that the controller has
 not yet accepted holds back every later one (DRAMSys trace players send in order and wait for

@@ -9,7 +9,8 @@ listed in tests/readme/figures.yaml. Each distinct run executes once, in paralle
 figure the script checks that its text, with the values the run gives formatted in, appears
 in README.md; for each quoted `$ ...` output block, that the run prints the block's lines
 (wall-clock lines ignored, `...` standing for any lines). It also checks that every source
-id the configs cite (`[h100-spec]`) is an entry of docs/references.md.
+id the configs, README.md, docs/validation.md and the model READMEs cite (`[h100-spec]`)
+is an entry of docs/references.md, and that none cites a REFERENCES section.
 
 Runs marked `slow` (tens of seconds each) run only with --slow or NPU_SLOW_TESTS=1; their
 figures are then only looked for in README.md. Exit status: 0 all figures agree, 1 some
@@ -260,7 +261,7 @@ def check_figure(fig, runs, readme):
         return None
     m = re.search(as_pattern(text), readme)
     if m:
-        return "README.md says %r, the run gives %s" % (m.group(0), shown)
+        return "README.md says %r; the run gives %s" % (m.group(0), shown)
     return "README.md has no such text; the run gives %s" % shown
 
 
@@ -338,6 +339,21 @@ def check_references():
                     if ref not in defined:
                         problems.append("configs/%s:%d cites [%s], which docs/references.md "
                                         "does not define" % (name, n, ref))
+    # The docs cite the same ids: `[jedec-ddr4]`, or bare ones with a hyphen.
+    docs = ["README.md", os.path.join("docs", "validation.md")] + sorted(
+        os.path.join("models", d, "README.md") for d in os.listdir(os.path.join(ROOT, "models"))
+        if os.path.exists(os.path.join(ROOT, "models", d, "README.md")))
+    for doc in docs:
+        with open(os.path.join(ROOT, doc)) as f:
+            for n, line in enumerate(f, 1):
+                if "REFERENCES" in line:
+                    problems.append("%s:%d cites REFERENCES, which does not exist" % (doc, n))
+                cited = re.findall(r"`\[([a-z0-9-]+)\]`", line) + [
+                    m.group(1) for m in re.finditer(r"\[([a-z][a-z0-9]*(?:-[a-z0-9]+)+)\]", line)]
+                for ref in cited:
+                    if ref not in defined:
+                        problems.append("%s:%d cites [%s], which docs/references.md does not "
+                                        "define" % (doc, n, ref))
     return problems
 
 
@@ -384,7 +400,7 @@ def main():
         checked = skipped = 0
         for fig in data["figures"]:
             why = check_figure(fig, runs, readme)
-            label = "%s: %s" % (fig["run"], fig["text"])
+            label = "%s: %s" % (fig["run"], fig["text"].replace("\n", "\\n"))
             if why == "skipped":
                 skipped += 1
             elif why:

@@ -2,7 +2,7 @@
 """Re-runs every simulated figure that README.md quotes and fails when one has drifted.
 
     scripts/check_readme_figures.py NPUSIM [--testbench-dir DIR] [--jobs N] [--slow]
-                                    [--readme FILE] [--figures FILE] [-v]
+                                    [--readme FILE] [--figures FILE] [--only RUN]... [-v]
 
 The figures, the runs that produce them and the figures left out (with the reason) are
 listed in tests/readme/figures.yaml. Each distinct run executes once, in parallel. For each
@@ -243,6 +243,10 @@ def check_figure(fig, runs, readme):
         "abs": abs,
         "float": float,
         "int": int,
+        "all": all,
+        "any": any,
+        "set": set,
+        "sorted": sorted,
     }
     env["__builtins__"] = {}
     try:
@@ -366,6 +370,8 @@ def main():
                     help="also the slow runs (default when NPU_SLOW_TESTS=1)")
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
     ap.add_argument("--figures", default=os.path.join(ROOT, "tests", "readme", "figures.yaml"))
+    ap.add_argument("--only", action="append", metavar="RUN",
+                    help="check only the figures and blocks of this run (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every figure")
     args = ap.parse_args()
     slow = args.slow or os.environ.get("NPU_SLOW_TESTS") == "1"
@@ -380,6 +386,23 @@ def main():
              "python3": sys.executable,
              "dma_bandwidth": (os.path.join(os.path.abspath(args.testbench_dir), "dma_bandwidth")
                                if args.testbench_dir else None)}
+
+    if args.only:
+        unknown = [n for n in args.only if n not in data["runs"]]
+        if unknown:
+            fail("--only: no run %s in %s" % (", ".join(unknown), args.figures))
+        data["figures"] = [f for f in data["figures"] if f["run"] in args.only]
+        data["blocks"] = [b for b in data.get("blocks", []) if b["run"] in args.only]
+        used = set()
+        todo = [f["run"] for f in data["figures"]] + [n for f in data["figures"]
+                                                      for n in f.get("also", [])]
+        todo += [b["run"] for b in data["blocks"]]
+        while todo:
+            n = todo.pop()
+            if n not in used:
+                used.add(n)
+                todo += data["runs"][n].get("needs", [])
+        data["runs"] = {n: spec for n, spec in data["runs"].items() if n in used}
 
     problems = check_references()
     runs = {}

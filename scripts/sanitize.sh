@@ -46,9 +46,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1:log_pat
 status=0
 # --plots runs Python, which the sanitizers do not see: those combinations run in the
 # normal pass only, as does the 4096^3 roofline run (half a minute of simulation that
-# only repeats, many times over, the code paths of the smaller compute runs).
+# only repeats, many times over, the code paths of the smaller compute runs) and
+# readme_figures (the same runs as the claims, workload and output tests).
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" \
-  -E 'OutputCombinationTest.*_plots_|Roofline.Matmul4096OnEdgeNpuExecutes' "$@" || status=$?
+  -E 'OutputCombinationTest.*_plots_|Roofline.Matmul4096OnEdgeNpuExecutes|readme_figures' "$@" || status=$?
 
 reports=$(grep -l -E "ERROR|runtime error" "$logs"/* 2>/dev/null || true)
 for report in $reports; do

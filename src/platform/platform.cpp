@@ -80,8 +80,8 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   if (discrete()) {
     const auto& ic = config.interconnect;
     m_pcie = std::make_unique<PcieLink>("pcie", ic.pcie);
-    // Host DRAM: latency from REFERENCES (GPU DRAM ~570 cycles), bandwidth well above
-    // the link so the link is what limits.
+    // Host DRAM: latency after GPU DRAM at ~570 cycles (docs/references.md
+    // [gpu-latency-microbench]), bandwidth well above the link so the link is what limits.
     m_host_memory = std::make_unique<HostMemory>("host_memory", ic.host_memory_bytes,
                                                  ic.host_memory_latency_ps, 100e9);
     m_router->map(address_map::kHostBase, ic.host_memory_bytes, "host");

@@ -69,8 +69,8 @@ class Run:
                 rows = list(csv.DictReader(f))
             for row in rows:
                 for key, value in row.items():
-                    if key.endswith("_ns"):
-                        row[key] = float(value)
+                    if key.endswith("_ns") and not key.startswith("unit_"):
+                        row[key] = float(value)  # unit_t4_ns, unit_t5_ns: one per unit
             self._launches = rows
         return self._launches
 

@@ -47,9 +47,10 @@ status=0
 # --plots runs Python, which the sanitizers do not see: those combinations run in the
 # normal pass only, as does the 4096^3 roofline run (half a minute of simulation that
 # only repeats, many times over, the code paths of the smaller compute runs) and
-# readme_figures (the same runs as the claims, workload and output tests).
+# readme_figures (the same runs as the claims, workload and output tests), and the
+# install test (packaging: it compiles an example against the installed libraries).
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$jobs" \
-  -E 'OutputCombinationTest.*_plots_|Roofline.Matmul4096OnEdgeNpuExecutes|readme_figures' "$@" || status=$?
+  -E 'OutputCombinationTest.*_plots_|Roofline.Matmul4096OnEdgeNpuExecutes|readme_figures|InstallTest' "$@" || status=$?
 
 reports=$(grep -l -E "ERROR|runtime error" "$logs"/* 2>/dev/null || true)
 for report in $reports; do

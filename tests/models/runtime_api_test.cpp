@@ -252,7 +252,8 @@ TEST(RuntimeLeaks, RunWarnsOnStderrNamingThemAndStillSucceeds) {
                               rt.malloc(4096, MemoryKind::Ddr, "kept");
                               rt.malloc(1000, MemoryKind::Host);
                             },
-                            {}};
+                            {},
+                            nullptr};
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   const int code = run_program(options, program);

@@ -21,7 +21,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -247,18 +246,28 @@ std::vector<std::string> option_names(const CLI::App& app) {
   return names;
 }
 
-// CLI11's text for "not expected" arguments ("The following arguments were not expected:
-// x --confg", in reverse order), made into one sentence with a suggestion for every
-// misspelt option; the value after an unknown option is taken as its own.
-std::string describe_extras(const CLI::App& app, const std::string& what) {
-  const size_t colon = what.find(": ");
-  if (colon == std::string::npos)
-    return {};
-  std::vector<std::string> args;
-  std::istringstream words(what.substr(colon + 2));
-  for (std::string word; words >> word;)
-    args.insert(args.begin(), word);
-  const std::vector<std::string> names = option_names(selected(app));
+// "unknown command 'rn' (did you mean 'run'?)"; for an empty name, "a command is required;
+// expected one of ...".
+std::string unknown_command(const CLI::App& app, const std::string& name) {
+  std::vector<std::string> names;
+  for (const CLI::App* sub : app.get_subcommands({}))
+    names.push_back(sub->get_name());
+  std::string out = name.empty() ? "a command is required" : "unknown command '" + name + "'";
+  const std::string guess = did_you_mean(name, names);
+  if (!guess.empty())
+    return out + " (did you mean '" + guess + "'?)";
+  out += "; expected one of";
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i ? ", " : " ") + names[i];
+  return out;
+}
+
+// The arguments nothing took, in command-line order, made into one sentence with a
+// suggestion for every misspelt option; the value after an unknown option is taken as its
+// own.
+std::string describe_extras(const CLI::App& app, const std::vector<std::string>& args) {
+  const CLI::App& command = selected(app);
+  const std::vector<std::string> names = option_names(command);
   std::string out;
   bool after_option = false;
   for (const std::string& arg : args) {
@@ -275,11 +284,24 @@ std::string describe_extras(const CLI::App& app, const std::string& what) {
       if (!guess.empty())
         out += " (did you mean '" + guess + "'?)";
       after_option = name == arg;
+    } else if (&command == &app && !app.get_subcommands({}).empty()) {
+      out += unknown_command(app, arg);
     } else {
       out += "unexpected argument '" + arg + "'";
     }
   }
   return out;
+}
+
+void allow_extras_everywhere(CLI::App& app) {
+  app.allow_extras();
+  for (CLI::App* sub : app.get_subcommands({}))
+    allow_extras_everywhere(*sub);
+}
+
+int report_extras(const CLI::App& app, const std::vector<std::string>& extras) {
+  std::cerr << "npusim: error: " << describe_extras(app, extras) << "\n";
+  return kExitBadInput;
 }
 
 } // namespace
@@ -290,11 +312,6 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
     return const_cast<CLI::App&>(app).exit(e);
   }
   std::string message = e.what();
-  if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    const std::string extras = describe_extras(app, message);
-    if (!extras.empty())
-      message = extras;
-  }
   // "--config: At Most 1 required but received 2": an option given more than once.
   const std::string at_most = ": At Most 1 required but received ";
   if (const size_t at = message.find(at_most); at != std::string::npos)
@@ -306,6 +323,42 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   while (!message.empty() && message.back() == ' ')
     message.pop_back();
   std::cerr << "npusim: error: " << message << "\n";
+  return kExitBadInput;
+}
+
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  // Extras are collected, not refused by CLI11: it would check required options first.
+  allow_extras_everywhere(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const std::vector<std::string> extras = app.remaining(true);
+    if (e.get_exit_code() != static_cast<int>(CLI::ExitCodes::Success) && !extras.empty())
+      return report_extras(app, extras);
+    if (dynamic_cast<const CLI::RequiredError*>(&e) != nullptr && app.get_subcommands().empty() &&
+        !app.get_subcommands({}).empty()) {
+      std::cerr << "npusim: error: " << unknown_command(app, "")
+                << "; `npusim help COMMAND` says what each does\n";
+      return kExitBadInput;
+    }
+    return report_parse_error(app, e);
+  }
+  if (const std::vector<std::string> extras = app.remaining(true); !extras.empty())
+    return report_extras(app, extras);
+  return std::nullopt;
+}
+
+int print_help(const CLI::App& app, const std::string& command) {
+  if (command.empty()) {
+    std::cout << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    return kExitOk;
+  }
+  for (const CLI::App* sub : app.get_subcommands({}))
+    if (sub->get_name() == command) {
+      std::cout << sub->help(app.get_name());
+      return kExitOk;
+    }
+  std::cerr << "npusim: error: " << unknown_command(app, command) << "\n";
   return kExitBadInput;
 }
 
@@ -328,11 +381,8 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   if (add_options)
     add_options(app);
   catch_interrupts();
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return report_parse_error(app, e);
-  }
+  if (const std::optional<int> code = parse_command_line(app, argc, argv))
+    return *code;
   HostProgram program{name, argv[0], body, {}, nullptr};
   return run_program(options, program);
 }

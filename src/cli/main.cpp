@@ -5,13 +5,16 @@
 #include "common/error.h"
 #include "common/interrupt.h"
 #include "config/node.h"
+#include "platform/config_lookup.h"
 #include "sweep/sweep_cli.h"
 #include "testbench/testbench.h"
 
 #include <CLI/CLI.hpp>
 #include <systemc>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 
 namespace {
 
@@ -26,6 +29,32 @@ bool validate_file(const std::string& path) {
            std::cout << path << ": ok\n";
            return static_cast<int>(npu::kExitOk);
          }) == npu::kExitOk;
+}
+
+// Validates testbenches against one config, with the checks `npusim run` makes before it
+// simulates and the same messages: the config (after --set), each testbench (after
+// --tb-set) and the pair (units, SRAM buffers, the simulated-time bound).
+int validate_pairs(const std::string& config_name, const std::vector<std::string>& sets,
+                   const std::vector<std::string>& testbench_sets,
+                   const std::vector<std::string>& files) {
+  npu::PlatformConfig config;
+  if (const int code = npu::run_guarded([&] {
+        config = npu::load_platform_config(npu::find_config(config_name), sets);
+        return static_cast<int>(npu::kExitOk);
+      });
+      code != npu::kExitOk)
+    return code;
+  int result = npu::kExitOk;
+  for (const auto& f : files) {
+    const int code = npu::run_guarded([&] {
+      const npu::Testbench tb = npu::load_testbench(f, testbench_sets);
+      npu::check_testbench(tb, config);
+      std::cout << f << ": ok on " << config.name << "\n";
+      return static_cast<int>(npu::kExitOk);
+    });
+    result = std::max(result, code);
+  }
+  return result;
 }
 
 int npusim_main(int argc, char* argv[]);
@@ -89,9 +118,34 @@ int npusim_main(int argc, char* argv[]) {
   diff->add_option("dir_b", diff_b, "output directory of the second run")->required();
 
   std::vector<std::string> files;
-  CLI::App* validate =
-      app.add_subcommand("validate", "check configs and testbenches; exit 0 when all are valid");
-  validate->add_option("files", files, "YAML files")->required();
+  std::string validate_config;
+  CLI::App* validate = app.add_subcommand(
+      "validate", "check configs and testbenches, or testbenches against a --config; exit 0 "
+                  "when all are valid");
+  validate
+      ->add_option("files", files,
+                   "YAML files: configs and testbenches; with --config, testbenches")
+      ->required();
+  CLI::Option* validate_with =
+      validate
+          ->add_option("--config", validate_config,
+                       "check the testbenches against this configuration as `npusim run` "
+                       "would: a YAML file or a config's name")
+          ->check(npu::non_empty_path());
+  validate->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false)
+      ->needs(validate_with);
+  validate
+      ->add_option("--tb-set", testbench_overrides,
+                   "override a testbench key, e.g. kernels.conv1.binary=64KiB")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false)
+      ->needs(validate_with);
+
+  std::string help_command;
+  CLI::App* help = app.add_subcommand("help", "print this help, or a command's (npusim help run)");
+  help->add_option("command", help_command, "a command");
 
   npu::MembenchOptions bench;
   CLI::App* membench = app.add_subcommand(
@@ -119,12 +173,11 @@ int npusim_main(int argc, char* argv[]) {
 
   npu::sweep::SweepCommand sweep(app);
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    return npu::report_parse_error(app, e);
-  }
+  if (const std::optional<int> code = npu::parse_command_line(app, argc, argv))
+    return *code;
 
+  if (*help)
+    return npu::print_help(app, help_command);
   if (*membench)
     return npu::run_membench(bench);
   if (sweep.selected())
@@ -135,6 +188,8 @@ int npusim_main(int argc, char* argv[]) {
   if (*diff)
     return npu::run_diff(diff_a, diff_b);
 
+  if (*validate && !validate_config.empty())
+    return validate_pairs(validate_config, options.overrides, testbench_overrides, files);
   if (*validate) {
     bool ok = true;
     for (const auto& f : files)

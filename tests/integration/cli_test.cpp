@@ -172,6 +172,75 @@ program:
   EXPECT_NE(bad.err.find("did you mean 'launch'"), std::string::npos) << bad.err;
 }
 
+// validate --config makes the checks run makes before it simulates, with the same message
+// and exit code; a testbench that fits passes.
+TEST_F(CliTest, ValidateWithConfigRejectsWhatRunRejects) {
+  const fs::path wide = write("wide.yaml", R"(name: wide
+kernels:
+  k: {op: cycles, cycles: 10, units: 8}
+program:
+  - launch: {kernel: k}
+)");
+  const fs::path big = write("big.yaml", R"(name: big
+kernels:
+  k: {op: cycles, cycles: 10}
+buffers:
+  scratch: {size: 1MiB, memory: sram}
+program:
+  - launch: {kernel: k}
+)");
+  for (const auto& [tb, where] : {std::pair{wide, ":3:3: "}, std::pair{big, ":5:3: "}}) {
+    const Result run_result = run("run --config edge-npu --testbench " + tb.string());
+    const Result validated = run("validate --config edge-npu " + tb.string());
+    EXPECT_EQ(run_result.code, 2) << run_result.err;
+    EXPECT_EQ(validated.code, 2) << validated.err;
+    EXPECT_EQ(validated.err, run_result.err);
+    EXPECT_NE(validated.err.find(tb.string() + where), std::string::npos) << validated.err;
+    EXPECT_EQ(validated.out, "");
+  }
+  EXPECT_NE(run("validate --config edge-npu " + wide.string())
+                .err.find("kernels.k.units: asks for 8 units but 'edge-npu' has 4"),
+            std::string::npos);
+  // Plain validate reads each file alone and accepts it.
+  EXPECT_EQ(run("validate " + wide.string()).code, 0);
+  // The same testbench fits a config with more units, by path and with --set.
+  const Result ok = run("validate --config configs/datacenter-gpu.yaml " + wide.string() +
+                        " testbenches/hello.yaml");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(ok.out, wide.string() + ": ok on datacenter-gpu\ntestbenches/hello.yaml: ok on "
+                                    "datacenter-gpu\n");
+  EXPECT_EQ(run("validate --config edge-npu --set compute.units=8 " + wide.string()).code, 0);
+  // A bad config is reported once, as run reports it.
+  const Result bad = run("validate --config edge-npu --set dma.chanels=2 testbenches/hello.yaml");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_EQ(bad.err, run("run --config edge-npu --testbench testbenches/hello.yaml "
+                         "--set dma.chanels=2")
+                         .err);
+  const Result unknown = run("validate --config edge-nup testbenches/hello.yaml");
+  EXPECT_EQ(unknown.code, 2);
+  EXPECT_NE(unknown.err.find("edge-npu"), std::string::npos) << unknown.err;
+}
+
+TEST_F(CliTest, HelpCommandPrintsTheHelpOfNpusimOrOfOneCommand) {
+  const Result top = run("help");
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_EQ(top.out, run("--help").out);
+  for (const char* command : {"run", "validate", "sweep", "membench", "report", "diff"})
+    EXPECT_NE(top.out.find(command), std::string::npos) << command;
+  const Result help_run = run("help run");
+  EXPECT_EQ(help_run.code, 0) << help_run.err;
+  EXPECT_EQ(help_run.out, run("run --help").out);
+  EXPECT_NE(help_run.out.find("--testbench"), std::string::npos);
+  const Result bogus = run("help rnu");
+  EXPECT_EQ(bogus.code, 2);
+  EXPECT_EQ(bogus.err, "npusim: error: unknown command 'rnu' (did you mean 'run'?)\n");
+  EXPECT_EQ(bogus.out, "");
+  const Result bare = run("rnu --config edge-npu");
+  EXPECT_EQ(bare.code, 2);
+  EXPECT_EQ(bare.err.rfind("npusim: error: unknown command 'rnu' (did you mean 'run'?)", 0), 0u)
+      << bare.err;
+}
+
 TEST_F(CliTest, ExtendsCycleIsAnErrorNotAHang) {
   const fs::path a = write("a.yaml", "name: a\nextends: b.yaml\n");
   write("b.yaml", "name: b\nextends: a.yaml\n");
@@ -359,6 +428,11 @@ TEST_F(CliTest, CommandLineErrorsAreOneLineWithASuggestion) {
       {"membench --config configs/edge-npu.yaml --patern seq_read",
        "unknown option '--patern' (did you mean '--pattern'?)"},
       {"run --testbench testbenches/hello.yaml", "--config is required"},
+      // An unknown option comes before a missing required one (--config, --testbench).
+      {"run --confg x.yaml tb.yaml",
+       "unknown option '--confg' (did you mean '--config'?); unexpected argument 'tb.yaml'"},
+      {"run --testbench testbenches/hello.yaml --tarce t.json",
+       "unknown option '--tarce' (did you mean '--trace'?)"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = run(args);

@@ -2,7 +2,7 @@
 
 namespace npu {
 
-ComputeConfig read_compute_config(cfg::Section& s) {
+ComputeConfig read_compute_config(cfg::Section& s, double clock_hz) {
   ComputeConfig c;
   c.units = static_cast<uint32_t>(s.integer("units", c.units, 1, 1024));
   auto array = s.section("array");
@@ -12,7 +12,7 @@ ComputeConfig read_compute_config(cfg::Section& s) {
   c.dataflow =
       dataflow_from_name(s.choice("dataflow", dataflow_name(c.dataflow), dataflow_names()));
   c.vector_lanes = static_cast<uint32_t>(s.integer("vector_lanes", c.vector_lanes, 1, 65536));
-  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  c.frequency_hz = s.frequency_hz("frequency", clock_hz);
   c.launch_overhead_cycles = static_cast<uint64_t>(s.integer(
       "launch_overhead_cycles", static_cast<int64_t>(c.launch_overhead_cycles), 0, 1'000'000));
   c.buffers = static_cast<uint32_t>(s.integer("buffers", c.buffers, 1, 4));

@@ -21,6 +21,7 @@ struct ComputeConfig {
   ComputeModel model() const { return {array, dataflow, vector_lanes}; }
 };
 
-ComputeConfig read_compute_config(cfg::Section& section);
+/// Reads the `compute` section; its `frequency` defaults to `clock_hz`, the config's clock.
+ComputeConfig read_compute_config(cfg::Section& section, double clock_hz);
 
 } // namespace npu

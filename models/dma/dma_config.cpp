@@ -4,7 +4,7 @@
 
 namespace npu {
 
-DmaConfig read_dma_config(cfg::Section& s) {
+DmaConfig read_dma_config(cfg::Section& s, double clock_hz) {
   DmaConfig c;
   c.channels = static_cast<uint32_t>(s.integer("channels", c.channels, 1, 64));
   c.burst_bytes = s.bytes("burst", c.burst_bytes, 16, 1ull << 20);
@@ -13,7 +13,7 @@ DmaConfig read_dma_config(cfg::Section& s) {
   c.outstanding = static_cast<uint32_t>(s.integer("outstanding", c.outstanding, 1, 256));
   c.buffer_bytes = s.bytes("buffer", c.outstanding * c.burst_bytes, 16, 1ull << 30);
   c.setup_latency_ps = s.time_ps("setup_latency", c.setup_latency_ps);
-  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  c.frequency_hz = s.frequency_hz("frequency", clock_hz);
   s.finish();
   return c;
 }

@@ -16,7 +16,8 @@ struct DmaConfig {
   double frequency_hz = 1e9;          ///< issue clock: one burst per cycle at most
 };
 
-DmaConfig read_dma_config(cfg::Section& section);
+/// Reads the `dma` section; its `frequency` defaults to `clock_hz`, the config's clock.
+DmaConfig read_dma_config(cfg::Section& section, double clock_hz);
 /// Bursts of `burst_len` bytes one channel keeps in flight: `outstanding`, fewer when
 /// its read buffer cannot hold that many.
 uint32_t bursts_in_flight(const DmaConfig& config, uint64_t burst_len);

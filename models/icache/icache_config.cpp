@@ -8,7 +8,7 @@ static bool is_pow2(uint64_t v) {
   return v != 0 && (v & (v - 1)) == 0;
 }
 
-ICacheConfig read_icache_config(cfg::Section& s) {
+ICacheConfig read_icache_config(cfg::Section& s, double clock_hz) {
   ICacheConfig c;
   c.size_bytes = s.bytes("size", c.size_bytes, 64, 1ull << 30);
   c.line_bytes = s.bytes("line", c.line_bytes, 4, 4096);
@@ -25,7 +25,7 @@ ICacheConfig read_icache_config(cfg::Section& s) {
   c.fills_outstanding =
       static_cast<uint32_t>(s.integer("fills_outstanding", c.fills_outstanding, 1, 64));
   c.tags_per_cycle = static_cast<uint32_t>(s.integer("tags_per_cycle", c.tags_per_cycle, 1, 64));
-  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  c.frequency_hz = s.frequency_hz("frequency", clock_hz);
   cfg::Section l2 = s.section("l2");
   c.l2.size_bytes = l2.bytes("size", 0, 0, 1ull << 34);
   c.l2.ways = static_cast<uint32_t>(l2.integer("ways", c.l2.ways, 1, 64));

@@ -24,6 +24,7 @@ struct ICacheConfig {
   ICacheL2Config l2;
 };
 
-ICacheConfig read_icache_config(cfg::Section& section);
+/// Reads the `icache` section; its `frequency` defaults to `clock_hz`, the config's clock.
+ICacheConfig read_icache_config(cfg::Section& section, double clock_hz);
 
 } // namespace npu

@@ -4,7 +4,7 @@
 
 namespace npu {
 
-SchedulerConfig read_scheduler_config(cfg::Section& s) {
+SchedulerConfig read_scheduler_config(cfg::Section& s, double clock_hz) {
   SchedulerConfig c;
   c.hw_queues = static_cast<uint32_t>(s.integer("hw_queues", c.hw_queues, 1, 128));
   c.policy = s.choice("policy", c.policy, dispatch_policy_names());
@@ -14,7 +14,7 @@ SchedulerConfig read_scheduler_config(cfg::Section& s) {
       static_cast<uint32_t>(s.integer("dispatch_cycles", c.dispatch_cycles, 0, 1000000));
   c.event_cycles = static_cast<uint32_t>(s.integer("event_cycles", c.event_cycles, 0, 1000000));
   c.max_running = static_cast<uint32_t>(s.integer("max_running", c.max_running, 0, 4096));
-  c.frequency_hz = s.frequency_hz("frequency", c.frequency_hz);
+  c.frequency_hz = s.frequency_hz("frequency", clock_hz);
   s.finish();
   return c;
 }

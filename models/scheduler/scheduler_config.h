@@ -19,6 +19,7 @@ struct SchedulerConfig {
   double frequency_hz = 1e9;
 };
 
-SchedulerConfig read_scheduler_config(cfg::Section& section);
+/// Reads the `scheduler` section; its `frequency` defaults to `clock_hz`, the config's clock.
+SchedulerConfig read_scheduler_config(cfg::Section& section, double clock_hz);
 
 } // namespace npu

@@ -18,6 +18,7 @@ struct SramConfig {
       64ull << 10; ///< reserved for testbench buffers; the rest is split among units
 };
 
-SramConfig read_sram_config(cfg::Section& section);
+/// Reads the `sram` section; its `frequency` defaults to `clock_hz`, the config's clock.
+SramConfig read_sram_config(cfg::Section& section, double clock_hz);
 
 } // namespace npu

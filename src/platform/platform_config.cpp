@@ -9,6 +9,7 @@ namespace npu {
 namespace {
 
 // The registry of block sections: name and the function that reads it.
+// Clocked blocks read c.clock_hz, the default of their `frequency`.
 using Reader = std::function<void(cfg::Section&, PlatformConfig&)>;
 const std::vector<std::pair<std::string, Reader>>& block_registry() {
   static const std::vector<std::pair<std::string, Reader>> registry = {
@@ -16,12 +17,15 @@ const std::vector<std::pair<std::string, Reader>>& block_registry() {
       {"interconnect",
        [](cfg::Section& s, PlatformConfig& c) { c.interconnect = read_interconnect_config(s); }},
       {"ddr", [](cfg::Section& s, PlatformConfig& c) { c.ddr = read_ddr_config(s); }},
-      {"dma", [](cfg::Section& s, PlatformConfig& c) { c.dma = read_dma_config(s); }},
-      {"sram", [](cfg::Section& s, PlatformConfig& c) { c.sram = read_sram_config(s); }},
-      {"icache", [](cfg::Section& s, PlatformConfig& c) { c.icache = read_icache_config(s); }},
-      {"scheduler",
-       [](cfg::Section& s, PlatformConfig& c) { c.scheduler = read_scheduler_config(s); }},
-      {"compute", [](cfg::Section& s, PlatformConfig& c) { c.compute = read_compute_config(s); }},
+      {"dma", [](cfg::Section& s, PlatformConfig& c) { c.dma = read_dma_config(s, c.clock_hz); }},
+      {"sram",
+       [](cfg::Section& s, PlatformConfig& c) { c.sram = read_sram_config(s, c.clock_hz); }},
+      {"icache",
+       [](cfg::Section& s, PlatformConfig& c) { c.icache = read_icache_config(s, c.clock_hz); }},
+      {"scheduler", [](cfg::Section& s,
+                       PlatformConfig& c) { c.scheduler = read_scheduler_config(s, c.clock_hz); }},
+      {"compute",
+       [](cfg::Section& s, PlatformConfig& c) { c.compute = read_compute_config(s, c.clock_hz); }},
   };
   return registry;
 }
@@ -48,6 +52,7 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
   cfg::Section top(&root, "", &c.effective);
   c.name = top.string("name", "unnamed");
   top.accept("extends");
+  c.clock_hz = top.frequency_hz("clock", c.clock_hz);
   for (const auto& [name, reader] : block_registry()) {
     cfg::Section section = top.section(name);
     reader(section, c);

@@ -38,6 +38,9 @@ struct SimLimits {
 struct PlatformConfig {
   std::string name;
   std::string file;
+  /// Top-level `clock`: the frequency of every clocked block (scheduler, icache, DMA,
+  /// SRAM, compute) that sets none of its own. DDR, PCIe and the host keep their own timing.
+  double clock_hz = 1e9;
   HostConfig host;
   InterconnectConfig interconnect;
   DdrConfig ddr;

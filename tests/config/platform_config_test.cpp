@@ -296,6 +296,70 @@ TEST(PlatformConfigExtends, ChildOfShippedConfig) {
   EXPECT_FALSE(c.effective.contains("extends"));
 }
 
+// Every clocked block's frequency, in registry order: dma, sram, icache, scheduler, compute.
+std::vector<double> block_clocks_hz(const PlatformConfig& c) {
+  return {c.dma.frequency_hz, c.sram.frequency_hz, c.icache.frequency_hz, c.scheduler.frequency_hz,
+          c.compute.frequency_hz};
+}
+
+TEST(PlatformConfigClock, BlocksFollowTheTopLevelClock) {
+  EXPECT_DOUBLE_EQ(read_text("name: x\n").clock_hz, 1e9);
+  for (const double hz : block_clocks_hz(read_text("name: x\n")))
+    EXPECT_DOUBLE_EQ(hz, 1e9);
+  const PlatformConfig c = read_text("name: x\nclock: 2.5GHz\n");
+  EXPECT_DOUBLE_EQ(c.clock_hz, 2.5e9);
+  for (const double hz : block_clocks_hz(c))
+    EXPECT_DOUBLE_EQ(hz, 2.5e9);
+  // The effective config carries the clock and each block's frequency.
+  EXPECT_EQ(c.effective["clock"], "2.5GHz");
+  for (const char* block : {"dma", "sram", "icache", "scheduler", "compute"})
+    EXPECT_EQ(c.effective[block]["frequency"], "2.5GHz") << block;
+}
+
+TEST(PlatformConfigClock, AnExplicitFrequencyWins) {
+  const PlatformConfig c =
+      read_text("name: x\nclock: 2GHz\ncompute: {frequency: 1.5GHz}\nsram: {frequency: 800MHz}\n");
+  EXPECT_DOUBLE_EQ(c.compute.frequency_hz, 1.5e9);
+  EXPECT_DOUBLE_EQ(c.sram.frequency_hz, 0.8e9);
+  EXPECT_DOUBLE_EQ(c.dma.frequency_hz, 2e9);
+  EXPECT_DOUBLE_EQ(c.icache.frequency_hz, 2e9);
+  EXPECT_DOUBLE_EQ(c.scheduler.frequency_hz, 2e9);
+}
+
+TEST(PlatformConfigClock, SetClockMovesEveryBlockWithoutItsOwnFrequency) {
+  TempDir dir;
+  const std::string path =
+      dir.write("npu.yaml", "name: t\nclock: 1GHz\nscheduler: {frequency: 500MHz}\n");
+  const PlatformConfig c = load_platform_config(path, {"clock=2GHz"});
+  EXPECT_EQ(block_clocks_hz(c), (std::vector<double>{2e9, 2e9, 2e9, 0.5e9, 2e9}));
+  const PlatformConfig one = load_platform_config(path, {"compute.frequency=3GHz"});
+  EXPECT_EQ(block_clocks_hz(one), (std::vector<double>{1e9, 1e9, 1e9, 0.5e9, 3e9}));
+}
+
+TEST(PlatformConfigClock, BadClockIsLocated) {
+  TempDir dir;
+  std::string path;
+  const InputError unit = file_error(dir, "name: t\nclock: 1.2GZ\n", &path);
+  EXPECT_TRUE(contains(unit.what(), path + ":2:8: error: clock: unknown unit 'GZ'")) << unit.what();
+  const InputError typo = file_error(dir, "name: t\nclok: 1GHz\n", &path);
+  EXPECT_TRUE(contains(typo.what(), path + ":2:1: error: clok: unknown key")) << typo.what();
+  EXPECT_TRUE(contains(typo.what(), "did you mean 'clock'")) << typo.what();
+  const InputError set = file_error(dir, "name: t\n", &path, {"clock=0GHz"});
+  EXPECT_TRUE(contains(set.what(), "--set clock=0GHz")) << set.what();
+  EXPECT_TRUE(contains(set.what(), "greater than zero")) << set.what();
+}
+
+// The shipped configs keep the clocks they had as per-block frequencies.
+TEST(PlatformConfigShipped, ClocksOfTheShippedConfigs) {
+  const std::string dir = std::string(NPU_SOURCE_DIR) + "/configs/";
+  const PlatformConfig edge = load_platform_config(dir + "edge-npu.yaml", {});
+  EXPECT_EQ(block_clocks_hz(edge), std::vector<double>(5, 1e9));
+  const PlatformConfig gpu = load_platform_config(dir + "datacenter-gpu.yaml", {});
+  EXPECT_EQ(block_clocks_hz(gpu), std::vector<double>(5, 1.83e9));
+  const PlatformConfig npu = load_platform_config(dir + "datacenter-npu.yaml", {});
+  EXPECT_EQ(block_clocks_hz(npu), (std::vector<double>{1.83e9, 1.83e9, 1.83e9, 1.83e9, 1.8e9}));
+}
+
 TEST(PlatformConfigShipped, EdgeNpuLoads) {
   const std::string path = std::string(NPU_SOURCE_DIR) + "/configs/edge-npu.yaml";
   const PlatformConfig c = load_platform_config(path, {});

@@ -268,8 +268,15 @@ StatGroup DmaEngine::stats(uint64_t simulated_ps) const {
             ? static_cast<double>(busy) / (static_cast<double>(simulated_ps) * m_channels.size())
             : 0,
         "ratio", "fraction of time channels were busy");
-  g.add("achieved_gbps", busy ? bytes / (static_cast<double>(busy) * 1e-12) / 1e9 : 0, "GB/s",
-        "bytes per busy second of a channel");
+  // Two rates of the same bytes: over the whole run, all channels together (comparable with
+  // ddr.bandwidth_gbps), and over the channels' busy time, what one channel moves while busy.
+  g.add("bandwidth_gbps",
+        simulated_ps
+            ? static_cast<double>(bytes) / (static_cast<double>(simulated_ps) * 1e-12) / 1e9
+            : 0,
+        "GB/s", "bytes per second of simulated time, all channels together");
+  g.add("busy_channel_gbps", busy ? bytes / (static_cast<double>(busy) * 1e-12) / 1e9 : 0, "GB/s",
+        "bytes per busy second of a channel, over all channels' busy time");
   for (size_t i = 0; i < m_channels.size(); ++i) {
     const Channel& c = m_channels[i];
     const std::string name = "channel" + std::to_string(i);

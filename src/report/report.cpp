@@ -116,7 +116,8 @@ nlohmann::ordered_json utilisation_json(const nlohmann::ordered_json& blocks,
       u["mac_utilization"] = stat_or_zero(b, "mac_utilization");
     } else if (name == "dma") {
       u["busy"] = stat_or_zero(b, "utilization");
-      u["achieved_gbps"] = stat_or_zero(b, "achieved_gbps");
+      u["total_gbps"] = stat_or_zero(b, "bandwidth_gbps");
+      u["per_busy_channel_gbps"] = stat_or_zero(b, "busy_channel_gbps");
     } else if (name == "ddr") {
       u["data_bus_busy"] = stat_or_zero(b, "utilization");
       u["bandwidth_gbps"] = stat_or_zero(b, "bandwidth_gbps");

@@ -312,12 +312,41 @@ void print_blocks(std::ostream& out, const Json& report) {
   }
 }
 
+// "1GHz: dma, sram, icache, scheduler, compute; ddr 3.2GT/s": the blocks of the effective
+// config that have a `frequency`, grouped by it in config order, then the DDR's data rate.
+// Empty for a report without a config.
+std::string clocks_line(const Json& config) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  for (const auto& [block, keys] : config.items()) {
+    if (!keys.is_object() || !keys.contains("frequency") || !keys["frequency"].is_string())
+      continue;
+    const std::string hz = keys["frequency"].get<std::string>();
+    auto group =
+        std::find_if(groups.begin(), groups.end(), [&hz](const auto& g) { return g.first == hz; });
+    if (group == groups.end())
+      group = groups.insert(groups.end(), {hz, {}});
+    group->second.push_back(block);
+  }
+  std::string line;
+  for (const auto& [hz, blocks] : groups) {
+    line += (line.empty() ? "" : "; ") + hz + ":";
+    for (size_t i = 0; i < blocks.size(); ++i)
+      line += (i ? ", " : " ") + blocks[i];
+  }
+  const Json& ddr = json_member(config, "ddr");
+  if (ddr.contains("data_rate") && ddr["data_rate"].is_string())
+    line += (line.empty() ? "ddr " : "; ddr ") + ddr["data_rate"].get<std::string>();
+  return line;
+}
+
 void print_text(std::ostream& out, const Json& report, bool tiling) {
   const Json& sim = json_member(report, "sim");
   const uint64_t simulated_ps = ps_at(sim, "simulated_ns");
   const double simulated_ns = ps_to_ns(simulated_ps);
   out << "npusim summary\n";
   out << "  config     " << elide(report.value("config_name", std::string()), k_width - 13) << '\n';
+  if (const std::string clocks = clocks_line(json_member(report, "config")); !clocks.empty())
+    out << "  clocks     " << elide(clocks, k_width - 13) << '\n';
   out << "  testbench  " << elide(report.value("testbench_name", std::string()), k_width - 13)
       << '\n';
   out << "  simulated  " << format_time(simulated_ns, scale_for(simulated_ns)) << '\n';

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -115,6 +116,70 @@ TEST_F(ReportsTest, ReportReRendersWhatRunPrinted) {
   // The text is the default.
   EXPECT_EQ(run("report " + (m_dir / "text").string()).out,
             run("report " + (m_dir / "text").string() + " --format text").out);
+}
+
+// The header names the clock of every clocked block, grouped, and the DDR's data rate;
+// `clock` moves every block without a frequency of its own.
+TEST_F(ReportsTest, HeaderPrintsTheClockOfEveryBlock) {
+  const auto clocks_line = [](const std::string& text) {
+    for (const auto& line : lines_of(text))
+      if (line.rfind("  clocks     ", 0) == 0)
+        return line;
+    return std::string();
+  };
+  const Result edge = run_to("testbenches/hello.yaml", m_dir / "edge");
+  ASSERT_EQ(edge.code, 0) << edge.err;
+  EXPECT_EQ(clocks_line(edge.out),
+            "  clocks     1GHz: dma, sram, icache, scheduler, compute; ddr 3.2GT/s");
+  const Result moved = run_to("testbenches/hello.yaml", m_dir / "moved",
+                              "--set clock=2GHz --set compute.frequency=1.5GHz");
+  ASSERT_EQ(moved.code, 0) << moved.err;
+  EXPECT_EQ(clocks_line(moved.out),
+            "  clocks     2GHz: dma, sram, icache, scheduler; 1.5GHz: compute; ddr 3.2GT/s");
+  const Result npu = run("run --config datacenter-npu --testbench testbenches/hello.yaml");
+  ASSERT_EQ(npu.code, 0) << npu.err;
+  EXPECT_EQ(clocks_line(npu.out),
+            "  clocks     1.83GHz: dma, sram, icache, scheduler; 1.8GHz: compute; ddr 3.2GT/s");
+}
+
+// The DMA line's total is the bytes it copied over the simulated time, as the DDR's
+// bandwidth is; per busy channel is what one channel moves while it works.
+TEST_F(ReportsTest, DmaLineGivesTotalAndPerBusyChannelBandwidth) {
+  for (const char* config : {"edge-npu", "datacenter-gpu"}) {
+    const fs::path out = m_dir / config;
+    const Result r = run(std::string("run --config ") + config +
+                         " --testbench testbenches/hello.yaml --out " + out.string());
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+    const double simulated_ns = report["sim"]["simulated_ns"];
+    const auto& dma = report["blocks"]["dma"];
+    const double dma_bytes = dma["bytes"];
+    const auto& ddr = report["blocks"]["ddr"];
+    const double ddr_bytes = ddr["read_bytes"].get<double>() + ddr["write_bytes"].get<double>();
+    const auto& u = report["utilisation"]["dma"];
+    const double total = u["total_gbps"], per_channel = u["per_busy_channel_gbps"];
+    const double busy = u["busy"];
+    const int channels = report["config"]["dma"]["channels"];
+    double channel_bytes = 0;
+    for (int i = 0; i < channels; ++i)
+      channel_bytes += dma["channel" + std::to_string(i) + "_bytes"].get<double>();
+    EXPECT_DOUBLE_EQ(channel_bytes, dma_bytes) << config;
+    // GB/s is bytes per ns.
+    EXPECT_NEAR(total, dma_bytes / simulated_ns, 1e-9 * total) << config;
+    EXPECT_NEAR(report["utilisation"]["ddr"]["bandwidth_gbps"].get<double>(),
+                ddr_bytes / simulated_ns, 1e-9 * ddr_bytes / simulated_ns);
+    // Every byte a copy moves passes the DDR (host memory is DDR on the SoC, and the card's
+    // copies from the host write into HBM), so the DMA's total stays below the DDR's.
+    EXPECT_GT(total, 0) << config;
+    EXPECT_LE(total, ddr_bytes / simulated_ns) << config;
+    EXPECT_NEAR(per_channel * busy * channels, total, 1e-6 * total) << config;
+    EXPECT_GE(per_channel * channels, total) << config;
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "  dma               busy %.1f%%, total %.2f GB/s, per busy channel %.2f GB/s",
+                  100 * busy, total, per_channel);
+    EXPECT_NE(r.out.find(std::string(line) + "\n"), std::string::npos) << line << "\n" << r.out;
+  }
 }
 
 TEST_F(ReportsTest, DiffOfInstructionCacheSizesNamesIload) {

@@ -253,7 +253,7 @@ std::string unknown_command(const CLI::App& app, const std::string& name) {
   for (const CLI::App* sub : app.get_subcommands({}))
     names.push_back(sub->get_name());
   std::string out = name.empty() ? "a command is required" : "unknown command '" + name + "'";
-  const std::string guess = did_you_mean(name, names);
+  const std::string guess = name.empty() ? std::string() : did_you_mean(name, names);
   if (!guess.empty())
     return out + " (did you mean '" + guess + "'?)";
   out += "; expected one of";

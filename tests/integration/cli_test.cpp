@@ -235,6 +235,10 @@ TEST_F(CliTest, HelpCommandPrintsTheHelpOfNpusimOrOfOneCommand) {
   EXPECT_EQ(bogus.code, 2);
   EXPECT_EQ(bogus.err, "npusim: error: unknown command 'rnu' (did you mean 'run'?)\n");
   EXPECT_EQ(bogus.out, "");
+  const Result none = run("");
+  EXPECT_EQ(none.code, 2);
+  EXPECT_EQ(none.err.rfind("npusim: error: a command is required; expected one of run, ", 0), 0u)
+      << none.err;
   const Result bare = run("rnu --config edge-npu");
   EXPECT_EQ(bare.code, 2);
   EXPECT_EQ(bare.err.rfind("npusim: error: unknown command 'rnu' (did you mean 'run'?)", 0), 0u)

@@ -610,8 +610,10 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
   return tb;
 }
 
-Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
-  cfg::Node root = cfg::parse_yaml_file(path);
+namespace {
+
+Testbench load_root(cfg::Node root, const std::string& path,
+                    const std::vector<std::string>& overrides) {
   if (root.is_null())
     throw InputError({path, 1, 1}, "", "empty testbench; expected kernels, buffers and a program");
   for (const auto& o : overrides)
@@ -619,6 +621,17 @@ Testbench load_testbench(const std::string& path, const std::vector<std::string>
   Testbench tb = read_testbench(root, path);
   tb.document = cfg::to_json(root);
   return tb;
+}
+
+} // namespace
+
+Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_root(cfg::parse_yaml_file(path), path, overrides);
+}
+
+Testbench load_testbench_text(const std::string& text, const std::string& origin,
+                              const std::vector<std::string>& overrides) {
+  return load_root(cfg::parse_yaml_string(text, origin), origin, overrides);
 }
 
 double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,

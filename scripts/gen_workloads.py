@@ -44,11 +44,9 @@ BINARY_BYTES = {
 }
 
 # A kernel with at least this many MACs or vector operations is split over every unit
-# (NPU compilers split large layers across cores); smaller ones run on one unit.
+# of the config it runs on (NPU compilers split large layers across cores; a kernel's
+# `units` defaults to all); smaller ones run on one unit (`units: 1`).
 SPLIT_OPS = 1 << 18
-
-DEFAULT_UNITS = 4  # compute.units of configs/edge-npu.yaml
-DATACENTER_UNITS = 24  # compute.units of configs/datacenter-npu.yaml
 
 
 def out_hw(h, r, stride, pad):
@@ -96,11 +94,10 @@ class Tensor:
 class Net:
     """A workload: kernels, weight buffers, and a program of steps on one stream."""
 
-    def __init__(self, name, comment, stream="infer", units=DEFAULT_UNITS):
+    def __init__(self, name, comment, stream="infer"):
         self.name = name
         self.comment = comment
         self.stream = stream
-        self.units = units
         self.kernels = {}  # name -> op dict (with binary, units)
         self.buffers = {}  # fixed buffers: name -> (bytes, memory)
         self.steps = []  # (kind, fields, [input tensors], output tensor or None)
@@ -112,9 +109,8 @@ class Net:
         assert name not in self.kernels, name
         op = {k.rstrip("_"): v for k, v in op.items()}  # in_ -> in
         _, _, macs, vector = op_geometry(op)
-        units = self.units if max(macs, vector) >= SPLIT_OPS else 1
-        self.kernels[name] = dict(op, binary=binary, units=units) if units > 1 else dict(
-            op, binary=binary)
+        self.kernels[name] = dict(op, binary=binary) if max(macs, vector) >= SPLIT_OPS else dict(
+            op, binary=binary, units=1)
         return name
 
     def buffer(self, name, size, memory="ddr"):
@@ -446,7 +442,7 @@ LLM = dict(layers=16, hidden=2048, heads=32, kv_heads=8, ffn=8192, vocab=128256,
 LLAMA2_7B = dict(layers=32, hidden=4096, heads=32, kv_heads=32, ffn=11008, vocab=32000,
                  model="Llama 2 7B",
                  source="Llama 2, Touvron et al. 2023; multi-head attention, no grouped-query",
-                 tied=False, units=DATACENTER_UNITS)
+                 tied=False)
 
 EDGE_DDR_BYTES = 4 << 30  # ddr.size of configs/edge-npu.yaml
 
@@ -545,8 +541,7 @@ def llm_notes(net, tied):
         lines += [
             "Weights and KV cache take %.2f GB of DDR, more than edge-npu's 4 GiB: run it on" %
             (ddr / 1e9),
-            "configs/datacenter-npu.yaml. Large kernels span its %d units (compute.units)." %
-            net.units,
+            "configs/datacenter-npu.yaml. Large kernels span every unit (24 there).",
         ]
     return lines
 
@@ -554,9 +549,9 @@ def llm_notes(net, tied):
 def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context, name="llm_decode_step",
                     model="a Llama-3.2-1B-class model",
                     source="Llama architecture, Touvron et al. 2023; grouped-query attention",
-                    tied=True, units=DEFAULT_UNITS):
+                    tied=True):
     group = heads // kv_heads
-    net = llm_layers(Net(name, [], units=units), layers, hidden, heads, kv_heads, ffn, vocab,
+    net = llm_layers(Net(name, []), layers, hidden, heads, kv_heads, ffn, vocab,
                      tokens=1, context=context, tied=tied)
     net.comment = [
         "One decode step (one token) of %s over a KV cache of %d" % (model, context),
@@ -572,13 +567,12 @@ def llm_decode_step(layers, hidden, heads, kv_heads, ffn, vocab, context, name="
     return net
 
 
-def llm_prefill(layers, hidden, heads, kv_heads, ffn, vocab, seq, name, model, source, tied,
-                units=DEFAULT_UNITS):
+def llm_prefill(layers, hidden, heads, kv_heads, ffn, vocab, seq, name, model, source, tied):
     """The prefill of a `seq`-token prompt: every layer on all its tokens at once, the KV
     cache written for all of them; causal attention computed dense (full seq x seq scores,
     the softmax masks the upper triangle)."""
     group = heads // kv_heads
-    net = llm_layers(Net(name, [], units=units), layers, hidden, heads, kv_heads, ffn, vocab,
+    net = llm_layers(Net(name, []), layers, hidden, heads, kv_heads, ffn, vocab,
                      tokens=seq, context=seq, tied=tied)
     net.comment = [
         "Prefill of a %d-token prompt (batch 1) through %s: %d layers, hidden %d," %

@@ -7,7 +7,8 @@ PACKAGES=(
   build-essential cmake pkg-config
   libsystemc-dev libyaml-cpp-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
-  clang-format python3 python3-matplotlib python3-yaml
+  libonnx-dev libprotobuf-dev
+  clang-format python3 python3-matplotlib python3-yaml python3-onnx
 )
 
 missing=()

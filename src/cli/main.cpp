@@ -1,5 +1,6 @@
 // npusim: the command-line front end.
 #include "cli/app.h"
+#include "cli/import_command.h"
 #include "cli/membench.h"
 #include "cli/report_commands.h"
 #include "common/error.h"
@@ -83,7 +84,11 @@ int npusim_main(int argc, char* argv[]) {
   run->add_option("--config", options.config_path,
                   "hardware configuration: a YAML file or a config's name")
       ->required();
-  run->add_option("--testbench", testbench_path, "workload (YAML testbench)")->required();
+  CLI::Option* testbench_option =
+      run->add_option("--testbench", testbench_path, "workload (YAML testbench)");
+  std::string model_path;
+  run->add_option("--model", model_path, "workload: an ONNX model, imported as `import` does")
+      ->excludes(testbench_option);
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -172,6 +177,7 @@ int npusim_main(int argc, char* argv[]) {
   requests->needs(pattern);
 
   npu::sweep::SweepCommand sweep(app);
+  npu::ImportCommand import(app);
 
   if (const std::optional<int> code = npu::parse_command_line(app, argc, argv))
     return *code;
@@ -182,6 +188,10 @@ int npusim_main(int argc, char* argv[]) {
     return npu::run_membench(bench);
   if (sweep.selected())
     return sweep.run();
+  if (import.selected())
+    return import.run();
+  if (*run && testbench_path.empty() && model_path.empty())
+    return npu::report_parse_error(app, CLI::RequiredError("--testbench or --model"));
   options.format = npu::parse_summary_format(format);
   if (*report)
     return npu::run_report(report_dir, options.format, options.tiling);
@@ -200,14 +210,17 @@ int npusim_main(int argc, char* argv[]) {
   // Parse the testbench first: a bad file is reported before anything is built.
   npu::Testbench tb;
   if (const int code = npu::run_guarded([&] {
-        tb = npu::load_testbench(testbench_path, testbench_overrides);
+        tb = model_path.empty() ? npu::load_testbench(testbench_path, testbench_overrides)
+                                : npu::load_testbench_text(npu::import_model_yaml(model_path),
+                                                           model_path, testbench_overrides);
         return static_cast<int>(npu::kExitOk);
       });
       code != npu::kExitOk)
     return code;
-  npu::HostProgram program{
-      tb.name, testbench_path, [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
-      [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); }, tb.document};
+  npu::HostProgram program{tb.name, model_path.empty() ? testbench_path : model_path,
+                           [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
+                           [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); },
+                           tb.document};
   npu::sweep::run_hook_start(options.overrides, options.out_dir);
   const int code = npu::run_program(options, program);
   npu::sweep::run_hook_end(options.out_dir, code);

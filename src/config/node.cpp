@@ -262,6 +262,56 @@ Node load_with_extends(const std::string& path) {
   return load_chain(path, stack, SourceLoc{});
 }
 
+namespace {
+
+// Sets keys[i..] below `node` to `value`; a `*` key stands for every entry of its map.
+void set_path(Node& node, const std::vector<std::string>& keys, size_t i, const Node& value,
+              const SourceLoc& loc) {
+  const auto prefix = [&](size_t n) {
+    std::string p;
+    for (size_t k = 0; k < n; ++k)
+      p += (k ? "." : "") + keys[k];
+    return p;
+  };
+  if (keys[i] == "*") {
+    if (!node.is_map() || node.entries.empty())
+      throw InputError(
+          loc, prefix(i + 1),
+          "'*' matches nothing: " + (i == 0 ? std::string("the file") : "'" + prefix(i) + "'") +
+              " has no entries");
+    for (MapEntry& e : node.entries) {
+      if (i + 1 == keys.size()) {
+        e.value = value;
+        continue;
+      }
+      if (!e.value.is_map())
+        throw InputError(loc, prefix(i) + "." + e.key,
+                         "is not a section, cannot set a key inside it (matched by '*')");
+      set_path(e.value, keys, i + 1, value, loc);
+    }
+    return;
+  }
+  if (i + 1 == keys.size()) {
+    node.set(keys[i], value, loc);
+    return;
+  }
+  Node* child = node.find(keys[i]);
+  if (!child) {
+    Node map;
+    map.kind = Node::Kind::Map;
+    map.loc = loc;
+    child = &node.set(keys[i], std::move(map), loc);
+  } else if (child->is_null()) {
+    child->kind = Node::Kind::Map; // an empty section: every key commented out
+    child->loc = loc;
+  } else if (!child->is_map()) {
+    throw InputError(loc, prefix(i + 1), "is not a section, cannot set a key inside it");
+  }
+  set_path(*child, keys, i + 1, value, loc);
+}
+
+} // namespace
+
 void apply_override(Node& root, const std::string& assignment, const std::string& option) {
   const size_t eq = assignment.find('=');
   const SourceLoc loc{option + " " + assignment, 0, 0};
@@ -272,32 +322,17 @@ void apply_override(Node& root, const std::string& assignment, const std::string
   value.loc = loc;
   if (root.is_null())
     root.kind = Node::Kind::Map;
-  Node* node = &root;
-  size_t start = 0;
-  while (true) {
+  std::vector<std::string> keys;
+  for (size_t start = 0;;) {
     const size_t dot = path.find('.', start);
-    const std::string key = path.substr(start, dot == std::string::npos ? dot : dot - start);
-    if (key.empty())
+    keys.push_back(path.substr(start, dot == std::string::npos ? dot : dot - start));
+    if (keys.back().empty())
       throw InputError(loc, path, "empty key in path");
-    if (dot == std::string::npos) {
-      node->set(key, std::move(value), loc);
-      return;
-    }
-    Node* child = node->find(key);
-    if (!child) {
-      Node map;
-      map.kind = Node::Kind::Map;
-      map.loc = loc;
-      child = &node->set(key, std::move(map), loc);
-    } else if (child->is_null()) {
-      child->kind = Node::Kind::Map; // an empty section: every key commented out
-      child->loc = loc;
-    } else if (!child->is_map()) {
-      throw InputError(loc, path.substr(0, dot), "is not a section, cannot set a key inside it");
-    }
-    node = child;
+    if (dot == std::string::npos)
+      break;
     start = dot + 1;
   }
+  set_path(root, keys, 0, value, loc);
 }
 
 nlohmann::ordered_json to_json(const Node& node) {

@@ -55,8 +55,9 @@ Node parse_yaml_string(const std::string& text, const std::string& origin);
 /// maps merge key by key. The result has no `extends` key.
 Node load_with_extends(const std::string& path);
 
-/// Applies a `--set key.path=value` override; the value is parsed as YAML. `option`
-/// names the command-line option in error positions.
+/// Applies a `--set key.path=value` override; the value is parsed as YAML. A `*` key
+/// stands for every entry of its map (`kernels.*.units=8`). `option` names the
+/// command-line option in error positions.
 void apply_override(Node& root, const std::string& assignment, const std::string& option = "--set");
 
 /// The tree as JSON: maps as objects in file order, lists as arrays, values as the text

@@ -51,8 +51,9 @@ RangeAllocator& Runtime::heap_of(MemoryKind memory) {
 
 Kernel Runtime::load_kernel(const KernelDesc& desc) {
   const uint32_t units = m_platform.config().compute.units;
-  if (desc.units < 1 || desc.units > units)
-    throw SimulationError("kernel '" + desc.name + "' needs " + std::to_string(desc.units) +
+  const uint32_t wanted = kernel_units(desc, units);
+  if (wanted < 1 || wanted > units)
+    throw SimulationError("kernel '" + desc.name + "' needs " + std::to_string(wanted) +
                           " compute units; the platform has " + std::to_string(units));
   // A YAML testbench checked these when it was read; a C++ program may not have.
   for (size_t i = 0; i <= desc.fused.size(); ++i) {
@@ -63,6 +64,7 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   }
   LoadedKernel k;
   k.desc = desc;
+  k.desc.units = wanted;
   const auto binary = m_ddr_heap.allocate(desc.binary_bytes, kBinaryAlign);
   if (!binary)
     throw SimulationError("out of device memory loading kernel '" + desc.name + "' (" +
@@ -81,7 +83,7 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   dk.ops = ops;
   uint64_t ws_bytes = 64;
   for (const OpSpec& op : *ops) {
-    const OpWork work = op_work(op, m_platform.config().compute.array, desc.units);
+    const OpWork work = op_work(op, m_platform.config().compute.array, k.desc.units);
     ws_bytes = std::max({ws_bytes, work.load_bytes, work.store_bytes});
   }
   ws_bytes = std::min(ws_bytes, kMaxWorkspace);

@@ -62,8 +62,15 @@ struct KernelDesc {
   /// Code run once per tile (per iteration of a `cycles` kernel): the last bytes of the
   /// binary. 0 means the whole binary.
   uint64_t hot_loop_bytes = 0;
-  uint32_t units = 1; ///< compute units it spans
+  /// Compute units it spans; kAllUnits: every unit of the platform it is loaded on.
+  uint32_t units = 1;
+  static constexpr uint32_t kAllUnits = 0xffffffffu;
 };
+
+/// The units `desc` spans on a platform of `platform_units` compute units.
+inline uint32_t kernel_units(const KernelDesc& desc, uint32_t platform_units) {
+  return desc.units == KernelDesc::kAllUnits ? platform_units : desc.units;
+}
 
 /// The host runtime API, mirroring the chapter's calls (malloc/free, memcpy,
 /// launch sync and async, streams, events, synchronise). Call it from the host

@@ -6,6 +6,7 @@
 #include "models/scheduler/command.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -56,6 +57,19 @@ std::string scalar_of(const cfg::Node& n, const std::string& key, const char* ex
   return n.scalar;
 }
 
+// `units`: a count, or `all` (the default): every unit of the config the kernel runs on.
+uint32_t read_units(cfg::Section& s, uint32_t def) {
+  const cfg::Node* n = s.value("units");
+  if (n && n->is_scalar() && n->scalar == "all") {
+    s.accept("units");
+    return KernelDesc::kAllUnits;
+  }
+  if (n && n->is_scalar() && !n->scalar.empty() &&
+      std::isalpha(static_cast<unsigned char>(n->scalar[0])))
+    s.fail("units", "expected a number of units or 'all', got '" + n->scalar + "'");
+  return static_cast<uint32_t>(s.integer("units", def, 1, 1024));
+}
+
 KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   KernelDesc d;
   d.name = name;
@@ -65,7 +79,7 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   d.op.dtype = dtype_from_name(s.choice("dtype", "int8", dtype_names()));
   d.binary_bytes = s.bytes("binary", 4096, 64, 1ull << 30);
   d.hot_loop_bytes = s.bytes("hot_loop", d.binary_bytes, 64, d.binary_bytes);
-  d.units = static_cast<uint32_t>(s.integer("units", 1, 1, 1024));
+  d.units = read_units(s, KernelDesc::kAllUnits);
   constexpr int64_t kMaxDim = 1 << 24;
   auto count = [&](const char* key, int64_t max, const char* expected) {
     s.require(key, expected);
@@ -151,6 +165,7 @@ KernelDesc read_fused_kernel(cfg::Section& s, const std::string& name, const Nam
     s.fail("fuse", "expected a list of at least two kernel names declared above");
   KernelDesc d;
   d.name = name;
+  d.units = 1;
   uint64_t binary = 0, hot_loop = 0;
   bool first = true;
   for (const cfg::Node& item : list.items) {
@@ -177,11 +192,12 @@ KernelDesc read_fused_kernel(cfg::Section& s, const std::string& name, const Nam
     }
     binary += p.binary_bytes;
     hot_loop += p.hot_loop_bytes == 0 ? p.binary_bytes : p.hot_loop_bytes;
-    d.units = std::max(d.units, p.units);
+    const bool all = d.units == KernelDesc::kAllUnits || p.units == KernelDesc::kAllUnits;
+    d.units = all ? KernelDesc::kAllUnits : std::max(d.units, p.units);
   }
   d.binary_bytes = s.bytes("binary", std::min<uint64_t>(binary, 1ull << 30), 64, 1ull << 30);
   d.hot_loop_bytes = s.bytes("hot_loop", std::min(hot_loop, d.binary_bytes), 64, d.binary_bytes);
-  d.units = static_cast<uint32_t>(s.integer("units", d.units, 1, 1024));
+  d.units = read_units(s, d.units);
   s.finish();
   return d;
 }
@@ -594,8 +610,10 @@ Testbench read_testbench(const cfg::Node& root, const std::string& file) {
   return tb;
 }
 
-Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
-  cfg::Node root = cfg::parse_yaml_file(path);
+namespace {
+
+Testbench load_root(cfg::Node root, const std::string& path,
+                    const std::vector<std::string>& overrides) {
   if (root.is_null())
     throw InputError({path, 1, 1}, "", "empty testbench; expected kernels, buffers and a program");
   for (const auto& o : overrides)
@@ -605,11 +623,22 @@ Testbench load_testbench(const std::string& path, const std::vector<std::string>
   return tb;
 }
 
+} // namespace
+
+Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
+  return load_root(cfg::parse_yaml_file(path), path, overrides);
+}
+
+Testbench load_testbench_text(const std::string& text, const std::string& origin,
+                              const std::vector<std::string>& overrides) {
+  return load_root(cfg::parse_yaml_string(text, origin), origin, overrides);
+}
+
 double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,
                           std::string* why) {
   const ComputeConfig& cc = config.compute;
   const double period_ps = 1e12 / cc.frequency_hz;
-  const double units = std::max<uint32_t>(kernel.units, 1);
+  const double units = std::max<uint32_t>(kernel_units(kernel, cc.units), 1);
   // Every byte an op moves is read from (or written to) DDR, SRAM or host memory.
   double bytes_per_s = config.ddr.channels * config.ddr.channel_bytes_per_s() +
                        static_cast<double>(config.sram.banks) * config.sram.bank_width_bytes *
@@ -745,7 +774,7 @@ void check_sim_time_bound(const Testbench& tb, const PlatformConfig& config) {
 
 void check_testbench(const Testbench& tb, const PlatformConfig& config) {
   for (const auto& k : tb.kernels)
-    if (k.desc.units > config.compute.units)
+    if (kernel_units(k.desc, config.compute.units) > config.compute.units)
       throw InputError(k.loc, "kernels." + k.desc.name + ".units",
                        "asks for " + std::to_string(k.desc.units) + " units but '" + config.name +
                            "' has " + std::to_string(config.compute.units));

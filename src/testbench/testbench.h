@@ -82,6 +82,9 @@ struct Testbench {
 Testbench read_testbench(const cfg::Node& root, const std::string& file);
 /// Loads a testbench file; `overrides` (`key.path=value`, as --tb-set) change it first.
 Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides = {});
+/// The same for a testbench given as text (`origin` names it in messages).
+Testbench load_testbench_text(const std::string& text, const std::string& origin,
+                              const std::vector<std::string>& overrides = {});
 
 /// Checks what depends on the hardware: kernel unit counts, SRAM buffer space, and that
 /// no stream's launches need more than limits.sim_time even at the hardware's peak rates

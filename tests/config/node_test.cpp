@@ -287,6 +287,32 @@ TEST(NodeOverride, ReplacesExistingValue) {
   EXPECT_EQ(keys_of(*root.find("dma")), (std::vector<std::string>{"channels", "burst"}));
 }
 
+TEST(NodeOverride, StarSetsTheKeyInEveryEntry) {
+  Node root =
+      parse_yaml_string("kernels:\n  a: {op: cycles, units: 4}\n  b: {op: matmul}\n", "t.yaml");
+  apply_override(root, "kernels.*.units=8", "--tb-set");
+  for (const char* k : {"a", "b"}) {
+    const Node* units = root.find("kernels")->find(k)->find("units");
+    ASSERT_NE(units, nullptr) << k;
+    EXPECT_EQ(units->scalar, "8");
+  }
+  EXPECT_EQ(root.find("kernels")->find("a")->find("op")->scalar, "cycles");
+  apply_override(root, "kernels.*={op: cycles}", "--tb-set"); // `*` last: every value
+  EXPECT_EQ(root.find("kernels")->find("b")->find("op")->scalar, "cycles");
+}
+
+TEST(NodeOverride, StarThatMatchesNothingSaysSo) {
+  Node root = parse_yaml_string("kernels: {}\nstreams: [s1]\nname: x\n", "t.yaml");
+  std::string e =
+      input_error([&] { apply_override(root, "kernels.*.units=8", "--tb-set"); }).what();
+  EXPECT_EQ(e, "--tb-set kernels.*.units=8: error: kernels.*: '*' matches nothing: 'kernels' has "
+               "no entries");
+  e = input_error([&] { apply_override(root, "missing.*.units=8", "--tb-set"); }).what();
+  EXPECT_TRUE(contains(e, "'*' matches nothing: 'missing' has no entries")) << e;
+  e = input_error([&] { apply_override(root, "name.*=8", "--tb-set"); }).what();
+  EXPECT_TRUE(contains(e, "name: is not a section, cannot set a key inside it")) << e;
+}
+
 TEST(NodeOverride, CreatesNestedMaps) {
   Node root = parse_yaml_string("name: x\n", "t.yaml");
   apply_override(root, "compute.array.rows=16");

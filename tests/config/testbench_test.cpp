@@ -76,7 +76,7 @@ TEST(TestbenchParse, SpecExample) {
   EXPECT_EQ(conv.op.stride, 1u);
   EXPECT_EQ(conv.op.pad, 1u); // "same" padding by default
   EXPECT_EQ(conv.binary_bytes, 48u * 1024);
-  EXPECT_EQ(conv.units, 1u);
+  EXPECT_EQ(conv.units, KernelDesc::kAllUnits); // every unit of the config by default
   EXPECT_EQ(tb.kernels[0].loc.str(), "tb.yaml:3:3");
   const KernelDesc& gemm = tb.kernels[1].desc;
   EXPECT_EQ(gemm.op.kind, OpKind::Matmul);
@@ -206,9 +206,9 @@ TEST(TestbenchParse, FusedKernelTakesItsPartsOps) {
   EXPECT_EQ(f.op.kind, OpKind::Matmul);
   ASSERT_EQ(f.fused.size(), 1u);
   EXPECT_EQ(f.fused[0].kind, OpKind::Elementwise);
-  EXPECT_EQ(f.binary_bytes, 10u << 10);  // the parts' binaries together
-  EXPECT_EQ(f.hot_loop_bytes, 4u << 10); // 2 KiB + all of relu's 2 KiB
-  EXPECT_EQ(f.units, 2u);
+  EXPECT_EQ(f.binary_bytes, 10u << 10);       // the parts' binaries together
+  EXPECT_EQ(f.hot_loop_bytes, 4u << 10);      // 2 KiB + all of relu's 2 KiB
+  EXPECT_EQ(f.units, KernelDesc::kAllUnits);  // mm spans every unit by default
   const KernelDesc& all = tb.kernels[4].desc; // nested fusions flatten
   ASSERT_EQ(all.fused.size(), 2u);
   EXPECT_EQ(all.fused[1].kind, OpKind::Layernorm);
@@ -578,9 +578,14 @@ TEST(TestbenchErrors, RepeatNestingLimited) {
   EXPECT_TRUE(contains(e, "repeat blocks nested deeper than 16")) << e;
 }
 
-TEST(TestbenchCheck, KernelWithMoreUnitsThanConfigRejected) {
-  const PlatformConfig config = read_platform_config(
+// A config named "small" with two compute units.
+PlatformConfig two_unit_config() {
+  return read_platform_config(
       cfg::parse_yaml_string("name: small\ncompute: {units: 2}\n", "cfg.yaml"), "cfg.yaml");
+}
+
+TEST(TestbenchCheck, KernelWithMoreUnitsThanConfigRejected) {
+  const PlatformConfig config = two_unit_config();
   const Testbench ok = read_text("kernels: {k: {op: cycles, cycles: 1, units: 2}}\nprogram: []\n");
   EXPECT_NO_THROW(check_testbench(ok, config));
   const Testbench big = read_text("kernels: {k: {op: cycles, cycles: 1, units: 3}}\nprogram: []\n");
@@ -589,6 +594,36 @@ TEST(TestbenchCheck, KernelWithMoreUnitsThanConfigRejected) {
   EXPECT_TRUE(contains(what, "tb.yaml:1:11")) << what;
   EXPECT_TRUE(contains(what, "kernels.k.units")) << what;
   EXPECT_TRUE(contains(what, "asks for 3 units but 'small' has 2")) << what;
+}
+
+TEST(TestbenchParse, UnitsDefaultToAllAndTakeANumberOrAll) {
+  const Testbench tb = read_text("kernels:\n"
+                                 "  a: {op: cycles, cycles: 1}\n"
+                                 "  b: {op: cycles, cycles: 1, units: all}\n"
+                                 "  c: {op: cycles, cycles: 1, units: 3}\n"
+                                 "  d: {op: cycles, cycles: 1, units: 1}\n"
+                                 "  cd: {fuse: [c, d]}\n"
+                                 "  ad: {fuse: [a, d], units: 2}\n"
+                                 "program: []\n");
+  EXPECT_EQ(tb.kernels[0].desc.units, KernelDesc::kAllUnits);
+  EXPECT_EQ(tb.kernels[1].desc.units, KernelDesc::kAllUnits);
+  EXPECT_EQ(tb.kernels[2].desc.units, 3u);
+  EXPECT_EQ(tb.kernels[4].desc.units, 3u); // the largest part's
+  EXPECT_EQ(tb.kernels[5].desc.units, 2u); // as written
+  EXPECT_EQ(kernel_units(tb.kernels[0].desc, 24), 24u);
+  EXPECT_EQ(kernel_units(tb.kernels[2].desc, 24), 3u);
+  const std::string e = error_of("kernels: {k: {op: cycles, cycles: 1, units: al}}\nprogram: []\n");
+  EXPECT_TRUE(contains(e, "kernels.k.units: expected a number of units or 'all', got 'al'")) << e;
+}
+
+TEST(TestbenchCheck, AllUnitsFitsEveryConfig) {
+  const PlatformConfig config = two_unit_config();
+  const Testbench tb = read_text("kernels: {k: {op: matmul, m: 64, n: 64, k: 64}}\nprogram: []\n");
+  EXPECT_NO_THROW(check_testbench(tb, config));
+  // The lower bound counts every unit: half the MAC-bound time of one unit.
+  KernelDesc one = tb.kernels[0].desc;
+  one.units = 1;
+  EXPECT_LT(kernel_min_time_ps(tb.kernels[0].desc, config), kernel_min_time_ps(one, config));
 }
 
 TEST(TestbenchCheck, SramBuffersMustFitBufferSpace) {

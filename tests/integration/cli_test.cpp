@@ -79,7 +79,7 @@ TEST_F(CliTest, HelloPhasesSumAndSyncAsyncSemantics) {
 TEST_F(CliTest, FirstLaunchMissesEveryLineSecondHits) {
   const fs::path tb = write("one.yaml", R"(name: one
 kernels:
-  k: {op: cycles, cycles: 1000, binary: 16KiB}
+  k: {op: cycles, cycles: 1000, binary: 16KiB, units: 1}
 program:
   - launch: {kernel: k}
 )");
@@ -449,4 +449,54 @@ TEST_F(CliTest, CommandLineErrorsAreOneLineWithASuggestion) {
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("--testbench"), std::string::npos);
   EXPECT_EQ(run("--version").out, "npusim 0.1.0\n");
+}
+
+// A kernel without `units` spans every unit of the config it runs on; --tb-set with a
+// `*` changes every kernel at once.
+TEST_F(CliTest, KernelsSpanEveryUnitByDefault) {
+  const fs::path tb = write("units.yaml", R"(name: units
+kernels:
+  mm: {op: matmul, m: 256, n: 256, k: 256}
+  one: {op: cycles, cycles: 100, units: 1}
+program:
+  - launch: {kernel: mm}
+  - launch: {kernel: one}
+)");
+  const fs::path out = m_dir / "out";
+  Result r = run("run --config configs/edge-npu.yaml --set compute.units=8 --testbench " +
+                 tb.string() + " --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<Row> rows = read_csv(out / "launches.csv");
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].cells.at("units"), "0;1;2;3;4;5;6;7");
+  EXPECT_EQ(rows[1].cells.at("units").find(';'), std::string::npos);
+
+  r = run("run --config configs/edge-npu.yaml --set compute.units=8 --testbench " + tb.string() +
+          " --tb-set 'kernels.*.units=3' --out " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  rows = read_csv(out / "launches.csv");
+  for (const Row& row : rows)
+    EXPECT_EQ(std::count(row.cells.at("units").begin(), row.cells.at("units").end(), ';'), 2)
+        << row.cells.at("units");
+
+  // More units than the config has: said of the kernel, at the line that declares it.
+  r = run("run --config configs/edge-npu.yaml --testbench " + tb.string() +
+          " --tb-set 'kernels.*.units=8'");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "npusim: " + tb.string() +
+                       ":3:3: error: kernels.mm.units: asks for 8 units but 'edge-npu' has 4\n");
+}
+
+// ResNet-50 on datacenter-npu uses all 24 of its units.
+TEST_F(CliTest, Resnet50UsesEveryUnitOfDatacenterNpu) {
+  const fs::path out = m_dir / "out";
+  const Result r = run("run --config configs/datacenter-npu.yaml --testbench "
+                       "testbenches/workloads/resnet50_b1.yaml --out " +
+                       out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  size_t widest = 0;
+  for (const Row& row : read_csv(out / "launches.csv"))
+    widest = std::max<size_t>(
+        widest, std::count(row.cells.at("units").begin(), row.cells.at("units").end(), ';') + 1);
+  EXPECT_EQ(widest, 24u);
 }

@@ -56,9 +56,9 @@ double path_share(const nlohmann::json& report, const char* part) {
 // `long` on s2; on s1 `short`, a wait for an event recorded after `long`, then `after`.
 const char* const kThreeKernels = R"(name: three-kernels
 kernels:
-  long: {op: cycles, cycles: 400000, binary: 4KiB}
-  short: {op: cycles, cycles: 20000, binary: 4KiB}
-  after: {op: cycles, cycles: 100000, binary: 4KiB}
+  long: {op: cycles, cycles: 400000, binary: 4KiB, units: 1}
+  short: {op: cycles, cycles: 20000, binary: 4KiB, units: 1}
+  after: {op: cycles, cycles: 100000, binary: 4KiB, units: 1}
 streams: [s1, s2]
 program:
   - launch: {kernel: long, stream: s2, async: true}
@@ -89,12 +89,12 @@ TEST_F(CriticalPathTest, AnEventWaitPutsTheRecordingKernelOnThePathUnderEveryPol
 TEST_F(CriticalPathTest, AForkJoinFollowsTheLongestBranch) {
   const auto report = run_testbench(R"(name: fork-join
 kernels:
-  root: {op: cycles, cycles: 200000, binary: 4KiB}
-  b1: {op: cycles, cycles: 50000, binary: 4KiB}
-  b2: {op: cycles, cycles: 80000, binary: 4KiB}
-  b3: {op: cycles, cycles: 200000, binary: 4KiB}
-  b4: {op: cycles, cycles: 60000, binary: 4KiB}
-  join: {op: cycles, cycles: 30000, binary: 4KiB}
+  root: {op: cycles, cycles: 200000, binary: 4KiB, units: 1}
+  b1: {op: cycles, cycles: 50000, binary: 4KiB, units: 1}
+  b2: {op: cycles, cycles: 80000, binary: 4KiB, units: 1}
+  b3: {op: cycles, cycles: 200000, binary: 4KiB, units: 1}
+  b4: {op: cycles, cycles: 60000, binary: 4KiB, units: 1}
+  join: {op: cycles, cycles: 30000, binary: 4KiB, units: 1}
 streams: [s0, s1, s2, s3, s4]
 program:
   - launch: {kernel: root, stream: s0, async: true}
@@ -129,9 +129,9 @@ program:
 TEST_F(CriticalPathTest, AChainThroughAHostSync) {
   const auto report = run_testbench(R"(name: host-chain
 kernels:
-  first: {op: cycles, cycles: 100000, binary: 4KiB}
-  other: {op: cycles, cycles: 20000, binary: 4KiB}
-  second: {op: cycles, cycles: 100000, binary: 4KiB}
+  first: {op: cycles, cycles: 100000, binary: 4KiB, units: 1}
+  other: {op: cycles, cycles: 20000, binary: 4KiB, units: 1}
+  second: {op: cycles, cycles: 100000, binary: 4KiB, units: 1}
 streams: [s1, s2]
 program:
   - launch: {kernel: first, stream: s1, async: true}
@@ -154,8 +154,8 @@ program:
 TEST_F(CriticalPathTest, ContentionForOneUnitChainsTheKernelsThatShareIt) {
   const auto report = run_testbench(R"(name: one-unit
 kernels:
-  a: {op: cycles, cycles: 100000, binary: 4KiB}
-  b: {op: cycles, cycles: 100000, binary: 4KiB}
+  a: {op: cycles, cycles: 100000, binary: 4KiB, units: 1}
+  b: {op: cycles, cycles: 100000, binary: 4KiB, units: 1}
 streams: [s1, s2]
 program:
   - launch: {kernel: a, stream: s1, async: true}

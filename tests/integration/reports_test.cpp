@@ -286,7 +286,7 @@ const char* kMultiUnitTestbench = R"(name: multi-unit
 kernels:
   wide: {op: matmul, m: 200, n: 256, k: 256, dtype: int8, binary: 16KiB, units: 4}
   pair: {op: cycles, cycles: 20000, binary: 4KiB, units: 2}
-  one: {op: cycles, cycles: 5000, binary: 2KiB}
+  one: {op: cycles, cycles: 5000, binary: 2KiB, units: 1}
 streams: [s1, s2]
 program:
   - repeat:

@@ -1,0 +1,186 @@
+// `npusim import`: the reference models of scripts/gen_onnx_models.py (written into each
+// test's scratch folder) become testbenches that load and run, with the MACs ONNX's own
+// shapes give; the imported ResNet-50 has the layers of the generated workload.
+#include "cli_helpers.h"
+#include "models/compute/op.h"
+#include "testbench/testbench.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+using namespace npu::test;
+
+class ImportTest : public ScratchDirTest {
+protected:
+  /// Writes reference model `name` into the scratch folder; its path.
+  fs::path model(const std::string& name) const {
+    const Result r = run_command("/usr/bin/python3 scripts/gen_onnx_models.py --out " +
+                                 m_dir.string() + " " + name);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return m_dir / (name + ".onnx");
+  }
+  /// Imports `onnx` with `args` into the scratch folder; the testbench's path.
+  fs::path import(const fs::path& onnx, const std::string& args) const {
+    const fs::path out = m_dir / (onnx.stem().string() + ".yaml");
+    const Result r = run("import " + onnx.string() + " -o " + out.string() + " " + args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    return out;
+  }
+};
+
+// The MAC-bearing layers of a testbench's launches: kernel kind and shape, and MACs.
+struct Layer {
+  std::tuple<int, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
+             uint64_t>
+      shape;
+  uint64_t macs = 0;
+  bool operator<(const Layer& o) const { return shape < o.shape; }
+  bool operator==(const Layer& o) const { return shape == o.shape && macs == o.macs; }
+};
+
+std::vector<Layer> mac_layers(const npu::Testbench& tb) {
+  std::vector<Layer> layers;
+  for (const npu::Step& s : tb.program) {
+    if (s.kind != npu::Step::Kind::Launch)
+      continue;
+    const npu::OpSpec& op = tb.kernels[s.kernel].desc.op;
+    // A depthwise convolution's multiply-accumulates run on the vector unit.
+    const npu::OpExtent x = npu::op_extent(op);
+    const uint64_t macs = op.kind == npu::OpKind::DepthwiseConv2d ? x.vector_ops : x.macs;
+    if (macs == 0)
+      continue;
+    const bool fc = op.kind == npu::OpKind::FullyConnected;
+    layers.push_back(
+        {{static_cast<int>(op.kind), op.batch, fc ? op.in_features : op.channels, op.height,
+          op.width, fc ? op.out_features : op.filters, op.r, op.s, op.stride, op.pad},
+         macs});
+  }
+  std::sort(layers.begin(), layers.end());
+  return layers;
+}
+
+uint64_t total_macs(const std::vector<Layer>& layers) {
+  uint64_t sum = 0;
+  for (const Layer& l : layers)
+    sum += l.macs;
+  return sum;
+}
+
+} // namespace
+
+TEST_F(ImportTest, Resnet50HasTheLayersAndMacsOfTheGeneratedWorkload) {
+  const fs::path tb = import(model("resnet50"), "--batch 1");
+  const std::vector<Layer> imported = mac_layers(npu::load_testbench(tb.string()));
+  const std::vector<Layer> generated =
+      mac_layers(npu::load_testbench(kSource + "/testbenches/workloads/resnet50_b1.yaml"));
+  ASSERT_EQ(imported.size(), 54u); // 53 convolutions and the classifier
+  EXPECT_EQ(imported.size(), generated.size());
+  EXPECT_TRUE(imported == generated);
+  EXPECT_EQ(total_macs(imported), 4'089'184'256u);
+  EXPECT_EQ(total_macs(imported), total_macs(generated));
+}
+
+// Each Conv and Gemm's MACs as ONNX's shape inference (Python) counts them, against the
+// kernel the import named after the node.
+TEST_F(ImportTest, Resnet50MacsPerLayerEqualOnnxShapes) {
+  const fs::path onnx = model("resnet50");
+  const Result macs = run_command("/usr/bin/python3 scripts/gen_onnx_models.py --macs " +
+                                  onnx.string() + " --batch 1");
+  ASSERT_EQ(macs.code, 0) << macs.err;
+  const npu::Testbench tb = npu::load_testbench(import(onnx, "--batch 1").string());
+  std::map<std::string, uint64_t> kernel_macs;
+  for (const auto& k : tb.kernels)
+    kernel_macs[k.desc.name] = npu::op_extent(k.desc.op).macs;
+  std::istringstream lines(macs.out);
+  size_t checked = 0;
+  for (std::string name; lines >> name;) {
+    uint64_t expected = 0;
+    lines >> expected;
+    ASSERT_TRUE(kernel_macs.count(name)) << name;
+    EXPECT_EQ(kernel_macs[name], expected) << name;
+    ++checked;
+  }
+  EXPECT_EQ(checked, 54u);
+}
+
+TEST_F(ImportTest, EveryReferenceModelImportsAndRuns) {
+  const struct {
+    const char* name;
+    const char* args;
+    uint64_t macs;
+  } cases[] = {{"resnet50", "--batch 1 --fuse elementwise", 4'089'184'256u},
+               {"mobilenetv2", "--batch 1", 300'774'272u},
+               {"bert_layer", "--dim seq=128 --dtype fp16", 931'135'488u},
+               {"decoder_kv", "--dim past=511 --streams 2", 0}};
+  for (const auto& c : cases) {
+    const fs::path tb = import(model(c.name), c.args);
+    const Result r = run("run --config configs/datacenter-npu.yaml --testbench " + tb.string());
+    EXPECT_EQ(r.code, 0) << c.name << ": " << r.err;
+    EXPECT_NE(r.out.find("testbench  " + std::string(c.name)), std::string::npos) << r.out;
+    if (c.macs) {
+      EXPECT_EQ(total_macs(mac_layers(npu::load_testbench(tb.string()))), c.macs) << c.name;
+    }
+  }
+}
+
+TEST_F(ImportTest, FuseElementwiseJoinsActivationsToTheirProducers) {
+  const fs::path onnx = model("resnet50");
+  const npu::Testbench plain = npu::load_testbench(import(onnx, "--batch 1").string());
+  const fs::path fused_path = m_dir / "fused.yaml";
+  ASSERT_EQ(run("import " + onnx.string() + " -o " + fused_path.string() +
+                " --batch 1 --fuse elementwise --name fused")
+                .code,
+            0);
+  const npu::Testbench fused = npu::load_testbench(fused_path.string());
+  EXPECT_EQ(fused.name, "fused");
+  auto launches = [](const npu::Testbench& tb) {
+    return std::count_if(tb.program.begin(), tb.program.end(),
+                         [](const npu::Step& s) { return s.kind == npu::Step::Kind::Launch; });
+  };
+  EXPECT_EQ(launches(plain), 122);
+  EXPECT_EQ(launches(fused), 57); // 53 convs with their BatchNorm, ReLU and residual add
+  EXPECT_EQ(mac_layers(plain).size(), mac_layers(fused).size());
+}
+
+TEST_F(ImportTest, StreamsSplitBranchesWithEventsAtTheJoins) {
+  const fs::path tb = import(model("resnet50"), "--batch 1 --streams 2");
+  const std::string text = slurp(tb);
+  EXPECT_NE(text.find("streams: [s0, s1]"), std::string::npos);
+  EXPECT_NE(text.find("- record: {event: "), std::string::npos);
+  EXPECT_NE(text.find("- wait: {event: "), std::string::npos);
+  const Result r = run("run --config configs/edge-npu.yaml --testbench " + tb.string());
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST_F(ImportTest, RunModelImportsOnTheFly) {
+  const fs::path onnx = model("bert_layer");
+  // bert_layer's sequence is symbolic: without --dim the import says which to bind.
+  Result r = run("run --config configs/edge-npu.yaml --model " + onnx.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unbound dimension 'seq'"), std::string::npos) << r.err;
+  r = run("run --config configs/edge-npu.yaml --model " + model("resnet50").string() +
+          " --tb-set 'kernels.*.units=1'");
+  EXPECT_EQ(r.code, 2); // resnet50's batch is symbolic too
+  r = run("run --config configs/edge-npu.yaml --testbench x.yaml --model " + onnx.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
+}
+
+TEST_F(ImportTest, AFailedImportLeavesAnExistingFileAlone) {
+  const fs::path out = m_dir / "keep.yaml";
+  std::ofstream(out) << "old\n";
+  const fs::path bad = m_dir / "bad.onnx";
+  std::ofstream(bad) << "not a model";
+  const Result r = run("import " + bad.string() + " -o " + out.string());
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(slurp(out), "old\n");
+  EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 4); // +std*
+}

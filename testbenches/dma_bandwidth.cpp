@@ -4,6 +4,8 @@
 #include "cli/app.h"
 #include "config/units.h"
 
+#include <CLI/CLI.hpp>
+
 #include <iostream>
 #include <string>
 

@@ -1,5 +1,6 @@
 #include "cli/app.h"
 
+#include "cli/command_line.h"
 #include "common/data_dirs.h"
 #include "common/error.h"
 #include "common/interrupt.h"

@@ -1,6 +1,7 @@
 #include "cli/import_command.h"
 
 #include "cli/app.h"
+#include "cli/command_line.h"
 #include "common/error.h"
 #include "common/output_path.h"
 #include "config/node.h"

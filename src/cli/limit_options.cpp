@@ -4,6 +4,8 @@
 #include "config/units.h"
 #include "platform/platform_config.h"
 
+#include <CLI/CLI.hpp>
+
 #include <limits>
 #include <optional>
 

@@ -3,11 +3,13 @@
 #include "common/run_guard.h"
 #include "platform/platform_config.h"
 
-#include <CLI/CLI.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+namespace CLI {
+class App;
+} // namespace CLI
 
 namespace npu {
 

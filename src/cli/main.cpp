@@ -1,5 +1,6 @@
 // npusim: the command-line front end.
 #include "cli/app.h"
+#include "cli/command_line.h"
 #include "cli/import_command.h"
 #include "cli/membench.h"
 #include "cli/report_commands.h"

@@ -7,6 +7,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <sstream>
@@ -264,31 +265,73 @@ Node load_with_extends(const std::string& path) {
 
 namespace {
 
-// Sets keys[i..] below `node` to `value`; a `*` key stands for every entry of its map.
+std::string key_prefix(const std::vector<std::string>& keys, size_t n) {
+  std::string p;
+  for (size_t k = 0; k < n; ++k)
+    p += (k ? "." : "") + keys[k];
+  return p;
+}
+
+// keys[i] as an index of a list of `size` entries (0-based), or an InputError.
+size_t list_index(const std::vector<std::string>& keys, size_t i, size_t size,
+                  const SourceLoc& loc) {
+  const std::string& key = keys[i];
+  size_t index = 0;
+  const auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), index);
+  const std::string list = i == 0 ? std::string("the file") : "'" + key_prefix(keys, i) + "'";
+  if (ec != std::errc() || end != key.data() + key.size())
+    throw InputError(loc, key_prefix(keys, i + 1),
+                     list + " is a list: expected " +
+                         (size == 0
+                              ? std::string("nothing (it is empty)")
+                              : "an index from 0 to " + std::to_string(size - 1) + " or '*'"));
+  if (index >= size)
+    throw InputError(loc, key_prefix(keys, i + 1),
+                     "index out of range: " + list + " has " + std::to_string(size) +
+                         (size == 1 ? " entry" : " entries"));
+  return index;
+}
+
+void set_path(Node& node, const std::vector<std::string>& keys, size_t i, const Node& value,
+              const SourceLoc& loc);
+
+// Sets keys[i + 1..] below `child` (reached from `node` by keys[i]) to `value`.
+void set_below(Node& child, const std::vector<std::string>& keys, size_t i, const Node& value,
+               const SourceLoc& loc, const std::string& where, const char* how) {
+  if (i + 1 == keys.size()) {
+    child = value;
+    return;
+  }
+  if (child.is_null()) {
+    child.kind = Node::Kind::Map; // an empty section: every key commented out
+    child.loc = loc;
+  }
+  if (!child.is_map() && !child.is_seq())
+    throw InputError(loc, where, std::string("is not a section, cannot set a key inside it") + how);
+  set_path(child, keys, i + 1, value, loc);
+}
+
+// Sets keys[i..] below `node` to `value`. A number indexes a list (from 0); a `*` stands for
+// every entry of its map or list.
 void set_path(Node& node, const std::vector<std::string>& keys, size_t i, const Node& value,
               const SourceLoc& loc) {
-  const auto prefix = [&](size_t n) {
-    std::string p;
-    for (size_t k = 0; k < n; ++k)
-      p += (k ? "." : "") + keys[k];
-    return p;
-  };
   if (keys[i] == "*") {
-    if (!node.is_map() || node.entries.empty())
-      throw InputError(
-          loc, prefix(i + 1),
-          "'*' matches nothing: " + (i == 0 ? std::string("the file") : "'" + prefix(i) + "'") +
-              " has no entries");
-    for (MapEntry& e : node.entries) {
-      if (i + 1 == keys.size()) {
-        e.value = value;
-        continue;
-      }
-      if (!e.value.is_map())
-        throw InputError(loc, prefix(i) + "." + e.key,
-                         "is not a section, cannot set a key inside it (matched by '*')");
-      set_path(e.value, keys, i + 1, value, loc);
-    }
+    if ((!node.is_map() || node.entries.empty()) && (!node.is_seq() || node.items.empty()))
+      throw InputError(loc, key_prefix(keys, i + 1),
+                       "'*' matches nothing: " +
+                           (i == 0 ? std::string("the file") : "'" + key_prefix(keys, i) + "'") +
+                           " has no entries");
+    for (MapEntry& e : node.entries)
+      set_below(e.value, keys, i, value, loc, key_prefix(keys, i) + "." + e.key,
+                " (matched by '*')");
+    for (size_t k = 0; k < node.items.size(); ++k)
+      set_below(node.items[k], keys, i, value, loc, key_prefix(keys, i) + "." + std::to_string(k),
+                " (matched by '*')");
+    return;
+  }
+  if (node.is_seq()) {
+    set_below(node.items[list_index(keys, i, node.items.size(), loc)], keys, i, value, loc,
+              key_prefix(keys, i + 1), "");
     return;
   }
   if (i + 1 == keys.size()) {
@@ -301,13 +344,8 @@ void set_path(Node& node, const std::vector<std::string>& keys, size_t i, const 
     map.kind = Node::Kind::Map;
     map.loc = loc;
     child = &node.set(keys[i], std::move(map), loc);
-  } else if (child->is_null()) {
-    child->kind = Node::Kind::Map; // an empty section: every key commented out
-    child->loc = loc;
-  } else if (!child->is_map()) {
-    throw InputError(loc, prefix(i + 1), "is not a section, cannot set a key inside it");
   }
-  set_path(*child, keys, i + 1, value, loc);
+  set_below(*child, keys, i, value, loc, key_prefix(keys, i + 1), "");
 }
 
 } // namespace

@@ -313,6 +313,32 @@ TEST(NodeOverride, StarThatMatchesNothingSaysSo) {
   EXPECT_TRUE(contains(e, "name: is not a section, cannot set a key inside it")) << e;
 }
 
+TEST(NodeOverride, NumbersIndexListsAndStarCoversEveryItem) {
+  Node root = parse_yaml_string(
+      "program:\n  - repeat: {count: 25000, body: [{launch: {kernel: a}}]}\n  - sync: device\n"
+      "streams: [s1, s2]\n",
+      "t.yaml");
+  apply_override(root, "program.0.repeat.count=1000", "--tb-set");
+  const Node& repeat = *root.find("program")->items[0].find("repeat");
+  EXPECT_EQ(repeat.find("count")->scalar, "1000");
+  EXPECT_EQ(repeat.find("count")->loc.file, "--tb-set program.0.repeat.count=1000");
+  apply_override(root, "program.0.repeat.body.0.launch.kernel=b", "--tb-set");
+  EXPECT_EQ(repeat.find("body")->items[0].find("launch")->find("kernel")->scalar, "b");
+  apply_override(root, "streams.*=s9", "--tb-set");
+  for (const Node& stream : root.find("streams")->items)
+    EXPECT_EQ(stream.scalar, "s9");
+  EXPECT_EQ(root.find("program")->items[1].find("sync")->scalar, "device");
+
+  std::string e = input_error([&] { apply_override(root, "program.2.x=1", "--tb-set"); }).what();
+  EXPECT_EQ(e, "--tb-set program.2.x=1: error: program.2: index out of range: 'program' has 2 "
+               "entries");
+  e = input_error([&] { apply_override(root, "program.first.x=1", "--tb-set"); }).what();
+  EXPECT_EQ(e, "--tb-set program.first.x=1: error: program.first: 'program' is a list: expected "
+               "an index from 0 to 1 or '*'");
+  e = input_error([&] { apply_override(root, "streams.0.name=x", "--tb-set"); }).what();
+  EXPECT_TRUE(contains(e, "streams.0: is not a section, cannot set a key inside it")) << e;
+}
+
 TEST(NodeOverride, CreatesNestedMaps) {
   Node root = parse_yaml_string("name: x\n", "t.yaml");
   apply_override(root, "compute.array.rows=16");

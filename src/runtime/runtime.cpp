@@ -10,7 +10,6 @@
 namespace npu {
 
 namespace {
-constexpr uint64_t kBinaryAlign = 4096;
 constexpr uint64_t kMaxWorkspace = 4ull << 20;
 
 std::string hex(uint64_t v) {

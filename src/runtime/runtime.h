@@ -91,7 +91,8 @@ public:
   /// Releases a buffer at once, without waiting for queued work that uses it (free it
   /// after synchronising). A double free or a buffer malloc never returned is an error.
   void free(const Buffer& buffer);
-  static constexpr uint64_t kBufferAlign = 256; ///< malloc's alignment, in bytes
+  static constexpr uint64_t kBufferAlign = 256;  ///< malloc's alignment, in bytes
+  static constexpr uint64_t kBinaryAlign = 4096; ///< of a kernel's binary in DDR
 
   /// Synchronous copy (returns when the data has arrived). Either side may be host or
   /// device memory (DDR or SRAM).

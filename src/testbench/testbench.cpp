@@ -770,6 +770,10 @@ void check_sim_time_bound(const Testbench& tb, const PlatformConfig& config) {
   }
 }
 
+uint64_t align_up(uint64_t bytes, uint64_t align) {
+  return (bytes + align - 1) / align * align;
+}
+
 } // namespace
 
 void check_testbench(const Testbench& tb, const PlatformConfig& config) {
@@ -781,7 +785,7 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config) {
   uint64_t sram = 0;
   for (const auto& b : tb.buffers)
     if (b.memory == MemoryKind::Sram)
-      sram += (b.bytes + 255) / 256 * 256;
+      sram += align_up(b.bytes, Runtime::kBufferAlign);
   if (sram > config.sram.buffer_bytes)
     for (const auto& b : tb.buffers)
       if (b.memory == MemoryKind::Sram)
@@ -789,6 +793,20 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config) {
                          "SRAM buffers need " + units::format_bytes(sram) +
                              " but sram.buffer_space is " +
                              units::format_bytes(config.sram.buffer_bytes));
+  // DDR holds the kernels' binaries and the DDR buffers (and the command rings, below them):
+  // more than ddr.size can never be allocated.
+  uint64_t ddr = 0;
+  for (const auto& k : tb.kernels)
+    ddr += align_up(k.desc.binary_bytes, Runtime::kBinaryAlign);
+  for (const auto& b : tb.buffers)
+    if (b.memory == MemoryKind::Ddr) {
+      ddr += align_up(b.bytes, Runtime::kBufferAlign);
+      if (ddr > config.ddr.size_bytes)
+        throw InputError(b.loc, "buffers." + b.name,
+                         "DDR buffers and kernel binaries need at least " +
+                             units::format_bytes(ddr) + " but ddr.size is " +
+                             units::format_bytes(config.ddr.size_bytes));
+    }
   check_sim_time_bound(tb, config);
 }
 

@@ -189,7 +189,14 @@ buffers:
 program:
   - launch: {kernel: k}
 )");
-  for (const auto& [tb, where] : {std::pair{wide, ":3:3: "}, std::pair{big, ":5:3: "}}) {
+  const fs::path ddr = write("ddr.yaml", R"(name: ddr
+buffers:
+  weights: {size: 3GiB, memory: ddr}
+  cache: {size: 2GiB, memory: ddr}
+program: []
+)");
+  for (const auto& [tb, where] :
+       {std::pair{wide, ":3:3: "}, std::pair{big, ":5:3: "}, std::pair{ddr, ":4:3: "}}) {
     const Result run_result = run("run --config edge-npu --testbench " + tb.string());
     const Result validated = run("validate --config edge-npu " + tb.string());
     EXPECT_EQ(run_result.code, 2) << run_result.err;
@@ -200,6 +207,10 @@ program:
   }
   EXPECT_NE(run("validate --config edge-npu " + wide.string())
                 .err.find("kernels.k.units: asks for 8 units but 'edge-npu' has 4"),
+            std::string::npos);
+  EXPECT_NE(run("validate --config edge-npu " + ddr.string())
+                .err.find("buffers.cache: DDR buffers and kernel binaries need at least "
+                          "5GiB but ddr.size is 4GiB"),
             std::string::npos);
   // Plain validate reads each file alone and accepts it.
   EXPECT_EQ(run("validate " + wide.string()).code, 0);

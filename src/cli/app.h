@@ -27,7 +27,7 @@ struct RunOptions {
   std::string out_dir;                        ///< empty: no files
   SummaryFormat format = SummaryFormat::Text; ///< of the summary on stdout
   bool plots = false;                         ///< PNG plots into out_dir after the run
-  bool tiling = false;                        ///< text summary: kernels' tiling and roofline bound
+  SummaryOptions summary;                     ///< --layers, --detail, --tiling
   std::string trace_path;                     ///< --trace: Chrome trace JSON; empty: no trace
   uint64_t trace_limit = 0;                   ///< --trace-limit: first N launches (0: all)
   uint64_t trace_sample = 1;                  ///< --trace-sample: every K-th launch
@@ -54,6 +54,9 @@ int print_help(const CLI::App& app, const std::string& command);
 
 /// Adds --trace, --trace-limit and --trace-sample to a command.
 void add_trace_options(CLI::App& app, RunOptions& options);
+
+/// Adds --layers N|all, --detail and --tiling (what the text summary shows) to a command.
+void add_summary_options(CLI::App& app, SummaryOptions& options);
 
 /// A host program and what it needs from the hardware.
 struct HostProgram {

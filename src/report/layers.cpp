@@ -206,15 +206,17 @@ void print_layers(std::ostream& out, const Json& report, size_t top) {
   else
     out << fmt::format("\nlayers: {} of {} kernels, most time first, times in {}\n", shown,
                        layers.size(), scale.name);
-  out << fmt::format("  {:<12}{:>5}{:>9}{:>10}{:>9}{:>7}{:>7}{:>5}{:>6} {}\n", "kernel", "n",
+  // 2 + 12 + 6 + 9 + 10 + 10 + 6 + 6 + 5 + 6 + 1 + 7 ("compute") = 80 columns; the SI
+  // figures take at most 5 characters, the times at most 8 below 10^4 of their unit.
+  out << fmt::format("  {:<12}{:>6}{:>9}{:>10}{:>10}{:>6}{:>6}{:>5}{:>6} {}\n", "kernel", "n",
                      "time", "execute", "iload", "MACs", "DRAM", "util", "MAC/B", "bound");
   const double k = scale.ns_per_unit;
   const auto print = [&](const LayerLine& l, bool figures) {
     std::string line =
-        fmt::format("  {:<12}{:>5}{:>9.3f}", report_detail::elide(l.name, 12),
+        fmt::format("  {:<12}{:>6}{:>9.3f}", report_detail::elide(l.name, 12),
                     figures ? std::to_string(l.launches) : std::string(), l.time_ns / k);
     if (figures)
-      line += fmt::format("{:>10.3f}{:>9.3f}{:>7}{:>7}{:>4.0f}%{:>6} {}", l.execute_ns / k,
+      line += fmt::format("{:>10.3f}{:>10.3f}{:>6}{:>6}{:>4.0f}%{:>6} {}", l.execute_ns / k,
                           l.iload_ns / k, si(l.macs), si(l.dram_bytes), 100.0 * l.utilisation(),
                           intensity_text(l.macs, l.dram_bytes), l.bound);
     line.erase(line.find_last_not_of(' ') + 1); // the sums have no bound

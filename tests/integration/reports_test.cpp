@@ -546,7 +546,7 @@ TEST_F(ReportsTest, Resnet50LayersAddUpToTheRun) {
   EXPECT_EQ(title[2].substr(0, 14), "  " + layers[0]["kernel"].get<std::string>().substr(0, 12));
   EXPECT_EQ(title[22].rfind("  53 more", 0), 0u) << title[22];
   EXPECT_EQ(title[23].rfind("  device idle", 0), 0u) << title[23];
-  EXPECT_EQ(title[24].rfind("  run            73 ", 0), 0u) << title[24];
+  EXPECT_EQ(title[24].rfind("  run             73 ", 0), 0u) << title[24];
   EXPECT_NE(title[24].find(fmt_us(simulated_ns)), std::string::npos) << title[24];
   EXPECT_EQ(r.out.find("\nkernel conv1:"), std::string::npos);
   for (const auto& line : lines)

@@ -182,15 +182,15 @@ TEST(LayersSummary, TopKernelsThenTheRestTheIdleTimeAndTheRun) {
   ASSERT_EQ(lines.size(), 8u) << out.str();
   EXPECT_EQ(lines[1], "layers: 2 of 3 kernels, most time first, times in us");
   EXPECT_EQ(lines[2],
-            "  kernel          n     time   execute    iload   MACs   DRAM util MAC/B bound");
+            "  kernel           n     time   execute     iload  MACs  DRAM util MAC/B bound");
   EXPECT_EQ(lines[3],
-            "  kkkkkkkkk...    1   86.000    80.000    2.000   400k    100  75%  4000 compute");
+            "  kkkkkkkkk...     1   86.000    80.000     2.000  400k   100  75%  4000 compute");
   // Its roofs scaled with the times but its bytes did not: compute bound now.
   EXPECT_EQ(lines[4],
-            "  small           2   30.000    20.000    2.000  2.00k  2.00k  50%  1.00 compute");
-  EXPECT_EQ(lines[5], "  1 more          1   14.000     1.000    1.000      0      0   0%     -");
-  EXPECT_EQ(lines[6], "  device idle         10.000");
-  EXPECT_EQ(lines[7], "  run             4  140.000   101.000    5.000   402k  2.10k  69%   191");
+            "  small            2   30.000    20.000     2.000 2.00k 2.00k  50%  1.00 compute");
+  EXPECT_EQ(lines[5], "  1 more           1   14.000     1.000     1.000     0     0   0%     -");
+  EXPECT_EQ(lines[6], "  device idle          10.000");
+  EXPECT_EQ(lines[7], "  run              4  140.000   101.000     5.000  402k 2.10k  69%   191");
   for (const auto& line : lines)
     EXPECT_LE(line.size(), 80u) << line;
   std::ostringstream all;

@@ -6,8 +6,10 @@
                   a launch only waiting in its queue is a thin line, not a bar
   phases.png      mean time of each launch phase per kernel, stacked (report.json)
   histograms.png  one histogram of launch durations per phase (launches.csv)
+  roofline.png    each kernel (arithmetic intensity, achieved MAC rate) under the
+                  config's compute and DDR bandwidth roofs (report.json)
 
-Usage: plot_run.py DIR [--only timeline|phases|histograms] [--max-launches N]
+Usage: plot_run.py DIR [--only timeline|phases|histograms|roofline] [--max-launches N]
 Run it with Debian's /usr/bin/python3 and python3-matplotlib. Writes the PNGs into DIR
 (each under a temporary name first), and prints nothing on success.
 """
@@ -29,11 +31,14 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 DPI = 100
-SIZES = {  # inches at DPI: the PNGs are 1600x900, 1200x800 and 1200x800 pixels
+SIZES = {  # inches at DPI: the PNGs are 1600x900 and 1200x800 pixels
     "timeline": (16, 9),
     "phases": (12, 8),
     "histograms": (12, 8),
+    "roofline": (12, 8),
 }
+PLOTS = ["timeline", "phases", "histograms", "roofline"]
+BOUND_COLOURS = {"compute": "#1b9e77", "memory": "#d95f02", "iload": "#7570b3", "host": "#e7298a"}
 PHASES = ["prepare", "submit", "schedule", "iload", "execute", "complete"]
 QUEUED = "queued"  # the schedule wait: a thin line on the stream's queue row
 COLOURS = {
@@ -222,20 +227,75 @@ def plot_histograms(run_dir, launches):
     save(fig, run_dir, "histograms")
 
 
+def roofline_points(report):
+    """The kernels with MACs and DRAM bytes, as plotted, and the roofs (JSON-ready)."""
+    peaks = report.get("peaks", {})
+    points, left_out = [], 0
+    for layer in report.get("layers", []):
+        if layer["macs"] > 0 and layer["dram_bytes"] > 0 and layer["execute_ns"] > 0:
+            points.append({"kernel": layer["kernel"], "bound": layer["bound"],
+                           "macs_per_byte": layer["macs"] / layer["dram_bytes"],
+                           "macs_per_s": layer["macs"] / (layer["execute_ns"] * 1e-9),
+                           "time_ns": layer["time_ns"]})
+        else:
+            left_out += 1
+    return {"macs_per_s": peaks.get("macs_per_s", 0.0),
+            "dram_bytes_per_s": peaks.get("dram_bytes_per_s", 0.0),
+            "points": points, "left_out": left_out}
+
+
+def plot_roofline(run_dir, report, dump=None, labelled=10):
+    data = roofline_points(report)
+    if dump:
+        with open(dump, "w", encoding="utf-8") as f:
+            json.dump(data, f)
+    points, peak, bandwidth = data["points"], data["macs_per_s"], data["dram_bytes_per_s"]
+    fig, ax = plt.subplots(figsize=SIZES["roofline"], dpi=DPI)
+    xs = [p["macs_per_byte"] for p in points]
+    ridge = peak / bandwidth if bandwidth > 0 else 1.0
+    lo = min(xs + [ridge]) / 4
+    hi = max(xs + [ridge]) * 4
+    if peak > 0 and bandwidth > 0:
+        ax.plot([lo, ridge, hi], [lo * bandwidth, peak, peak], color="black", linewidth=1.5,
+                label=f"roofs: {peak / 1e12:.2f} TMAC/s, {bandwidth / 1e9:.1f} GB/s DDR")
+    for bound, colour in BOUND_COLOURS.items():
+        chosen = [p for p in points if p["bound"] == bound]
+        if chosen:
+            ax.scatter([p["macs_per_byte"] for p in chosen], [p["macs_per_s"] for p in chosen],
+                       color=colour, label=f"{bound} bound ({len(chosen)})", zorder=3)
+    for p in sorted(points, key=lambda p: -p["time_ns"])[:labelled]:
+        ax.annotate(p["kernel"], (p["macs_per_byte"], p["macs_per_s"]), fontsize=8,
+                    xytext=(4, 4), textcoords="offset points")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(lo, hi)
+    ax.set_xlabel("arithmetic intensity (MACs per DRAM byte)")
+    ax.set_ylabel("achieved MAC rate (MACs per second of execute)")
+    left_out = data["left_out"]
+    ax.set_title("roofline, one point per kernel" +
+                 (f" ({left_out} kernels without MACs or DRAM bytes not shown)"
+                  if left_out else ""))
+    ax.grid(which="both", alpha=0.3)
+    ax.legend(loc="lower right")
+    fig.tight_layout()
+    save(fig, run_dir, "roofline")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", help="output directory of `npusim run --out DIR`")
-    parser.add_argument("--only", choices=["timeline", "phases", "histograms"],
-                        help="draw one plot (default: all three)")
+    parser.add_argument("--only", choices=PLOTS, help="draw one plot (default: all four)")
     parser.add_argument("--max-launches", type=int, default=5000,
                         help="launches drawn on the timeline (default 5000, the first ones)")
     # For tests: the timeline's tracks, bars and queued markers as JSON (times in ns).
     parser.add_argument("--dump-timeline", metavar="FILE", help=argparse.SUPPRESS)
+    # For tests: the roofline's roofs and points as JSON.
+    parser.add_argument("--dump-roofline", metavar="FILE", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if not os.path.isdir(args.dir):
         fail(f"{args.dir}: no such directory; expected the --out directory of an npusim run")
     report = read_report(args.dir)
-    wanted = [args.only] if args.only else ["timeline", "phases", "histograms"]
+    wanted = [args.only] if args.only else PLOTS
     launches = read_launches(args.dir) if ("timeline" in wanted or "histograms" in wanted) else []
     if "timeline" in wanted:
         plot_timeline(args.dir, launches, report, args.max_launches, args.dump_timeline)
@@ -243,6 +303,8 @@ def main():
         plot_phases(args.dir, report)
     if "histograms" in wanted:
         plot_histograms(args.dir, launches)
+    if "roofline" in wanted:
+        plot_roofline(args.dir, report, args.dump_roofline)
 
 
 if __name__ == "__main__":

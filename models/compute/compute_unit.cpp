@@ -58,8 +58,10 @@ void ComputeUnit::serve() {
     result.preload_misses = m_icache.misses() - misses;
     result.t4_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
     m_instruction_stall_ps += result.t4_ps - t3;
+    m_job_dram_bytes = 0;
     execute(job, result, ahead);
     settle();
+    result.dram_bytes = m_job_dram_bytes;
     result.t5_ps = to_ps(sc_core::sc_time_stamp());
     m_occupied_ps += result.t5_ps - t3;
     ++m_kernels;
@@ -145,6 +147,7 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
     // No data: skip the pipeline threads (this is the launch-rate benchmark's kernel).
     // The cycles are spread over the iterations; each runs the hot loop once.
     const uint64_t n = std::max<uint64_t>(op.iterations, 1);
+    result.compute_roof_ps += static_cast<double>(op.cycles) * static_cast<double>(m_period_ps);
     for (uint64_t i = 0; i < n; ++i) {
       fetch_hot_loop(job, result);
       defer_cycles(op.cycles / n + (i < op.cycles % n ? 1 : 0));
@@ -165,6 +168,10 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
     m_load_go.notify(sc_core::SC_ZERO_TIME);
     const uint64_t rc = static_cast<uint64_t>(m_config.array.rows) * m_config.array.cols;
     const uint64_t per_op = dtype_cycles_per_op(op.dtype);
+    // The time a MAC or a vector operation takes at its engine's peak rate.
+    const double mac_ps = static_cast<double>(per_op * m_period_ps) / static_cast<double>(rc);
+    const double vector_op_ps =
+        static_cast<double>(per_op * m_period_ps) / static_cast<double>(m_config.vector_lanes);
     for (uint64_t i = 0; i < plan.size(); ++i) {
       const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
       while (m_ready.empty())
@@ -191,6 +198,11 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
       }
       m_macs += tile.macs;
       m_vector_ops += tile.vector_ops;
+      result.macs += tile.macs;
+      result.vector_ops += tile.vector_ops;
+      result.mac_roof_ps += static_cast<double>(tile.macs) * mac_ps;
+      result.compute_roof_ps += static_cast<double>(tile.macs) * mac_ps +
+                                static_cast<double>(tile.vector_ops) * vector_op_ps;
       ++m_tiles;
       ++m_computed;
       m_computed_event.notify(sc_core::SC_ZERO_TIME);
@@ -311,8 +323,11 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
   if (--m_dma_active == 0)
     m_memory_active_ps += to_ps(sc_core::sc_time_stamp()) - m_dma_since_ps;
   m_dma_transfers += descriptors.size();
-  for (const DmaTransfer& d : descriptors)
+  for (const DmaTransfer& d : descriptors) {
     (load ? m_bytes_loaded : m_bytes_stored) += d.bytes();
+    if ((load ? d.src : d.dst) < address_map::kSramBase)
+      m_job_dram_bytes += d.bytes();
+  }
 }
 
 StatGroup ComputeUnit::stats(uint64_t simulated_ps) const {

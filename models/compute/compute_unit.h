@@ -113,6 +113,7 @@ private:
   sc_core::sc_event m_load_go, m_loaded, m_computed_event, m_store_go, m_stored;
   uint32_t m_dma_active = 0;
   uint64_t m_dma_since_ps = 0;
+  uint64_t m_job_dram_bytes = 0; ///< the running job's bytes moved to or from DDR
 
   // statistics
   uint64_t m_occupied_ps = 0;

@@ -39,6 +39,11 @@ struct UnitResult {
   uint64_t memory_stall_ps = 0; ///< waiting for operand loads or result stores, within t4..t5
   uint64_t preload_hits = 0;    ///< binary lines found resident in phase 4
   uint64_t preload_misses = 0;  ///< ... and filled from memory
+  uint64_t macs = 0;            ///< useful MACs of this share
+  uint64_t vector_ops = 0;      ///< useful vector element operations of this share
+  uint64_t dram_bytes = 0;      ///< operand and result bytes moved to or from DDR
+  double mac_roof_ps = 0;       ///< the share's MACs at this unit's peak MAC rate
+  double compute_roof_ps = 0;   ///< MACs, vector ops and busy cycles at the engines' peaks
 };
 
 } // namespace npu

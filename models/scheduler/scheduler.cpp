@@ -4,6 +4,7 @@
 #include "common/error.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace npu {
 
@@ -308,6 +309,11 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   if (result.t5_ps >= run.critical.t5_ps)
     run.critical = result;
   run.spans.push_back({static_cast<uint32_t>(unit), result.t4_ps, result.t5_ps});
+  run.work.macs += result.macs;
+  run.work.vector_ops += result.vector_ops;
+  run.work.dram_bytes += result.dram_bytes;
+  run.mac_roof_ps += result.mac_roof_ps;
+  run.compute_roof_ps += result.compute_roof_ps;
   if (--run.remaining > 0)
     return;
   Running done = std::move(run);
@@ -321,6 +327,11 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   std::sort(done.spans.begin(), done.spans.end(),
             [](const UnitSpan& a, const UnitSpan& b) { return a.unit < b.unit; });
   rec.unit_spans = std::move(done.spans);
+  // The units work side by side: the roofs are their summed work over all of them.
+  const double units = std::max<double>(done.cmd.desc.units, 1);
+  rec.work = done.work;
+  rec.work.mac_roof_ps = static_cast<uint64_t>(std::llround(done.mac_roof_ps / units));
+  rec.work.compute_roof_ps = static_cast<uint64_t>(std::llround(done.compute_roof_ps / units));
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
   rec.released_by = done.cause.launch;

@@ -117,6 +117,9 @@ private:
     uint32_t remaining = 0;
     UnitResult critical;
     std::vector<UnitSpan> spans; ///< each unit's part, as it finishes
+    LaunchWork work;             ///< the units' work so far (roofs summed over units)
+    double mac_roof_ps = 0;      ///< summed over units, each at its own peak
+    double compute_roof_ps = 0;
     uint64_t t3_ps = 0;
     uint64_t dispatch_ps = 0;
     uint64_t dispatch_start_ps = 0; ///< the dispatcher took the command

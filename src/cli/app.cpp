@@ -92,12 +92,13 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       const auto publishing = lock_temp_outputs();
       if (out) {
         out->write("report.json", dump_report(document));
+        out->write("layers.csv", layers_csv(document));
         out->commit();
       }
       if (trace) // renamed into place only now: a failed run leaves no trace file
         trace->commit();
     }
-    print_summary(std::cout, document, options.format, options.tiling);
+    print_summary(std::cout, document, options.format, options.summary);
     if (report.leaks.buffers > 0) {
       // A leak is the program's bug, not a failed run: warn, exit 0.
       std::cerr << "npusim: warning: " << report.leaks.buffers << " buffer"
@@ -228,6 +229,34 @@ void add_trace_options(CLI::App& app, RunOptions& options) {
       ->type_name("K")
       ->check(positive_count())
       ->needs(trace);
+}
+
+void add_summary_options(CLI::App& app, SummaryOptions& options) {
+  static const CLI::Validator layers_value(
+      [](const std::string& value) {
+        if (value == "all")
+          return std::string();
+        const bool digits =
+            !value.empty() && value.size() <= 9 &&
+            std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
+        return digits && std::stoul(value) > 0
+                   ? std::string()
+                   : "expected a number of kernels of at least 1, or 'all', got '" + value + "'";
+      },
+      "");
+  app.add_option_function<std::string>(
+         "--layers",
+         [&options](const std::string& value) {
+           options.layers = value == "all" ? 0 : std::stoul(value);
+         },
+         "per-layer lines of the text summary: the N kernels with the most time (default 20), "
+         "or all")
+      ->type_name("N|all")
+      ->check(layers_value);
+  app.add_flag("--detail", options.detail,
+               "text summary: each kernel's table of phases (mean, p50, p99, max)");
+  app.add_flag("--tiling", options.tiling,
+               "text summary: each kernel's tiling and its roofline bound");
 }
 
 namespace {
@@ -375,9 +404,10 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
                  "hardware configuration: a YAML file or a config's name");
   app.add_option("--set", options.overrides, "override a config key: key.path=value")
       ->allow_extra_args(false);
-  app.add_option("--out", options.out_dir, "write report.json and launches.csv here")
+  app.add_option("--out", options.out_dir, "write report.json, launches.csv and layers.csv here")
       ->check(non_empty_path());
   add_trace_options(app, options);
+  add_summary_options(app, options.summary);
   options.limits.add_to(app);
   if (add_options)
     add_options(app);

@@ -26,7 +26,7 @@ struct RunOptions {
   std::string out_dir;                        ///< empty: no files
   SummaryFormat format = SummaryFormat::Text; ///< of the summary on stdout
   bool plots = false;                         ///< PNG plots into out_dir after the run
-  bool tiling = false;                        ///< text summary: kernels' tiling and roofline bound
+  SummaryOptions summary;                     ///< --layers, --detail, --tiling
   std::string trace_path;                     ///< --trace: Chrome trace JSON; empty: no trace
   uint64_t trace_limit = 0;                   ///< --trace-limit: first N launches (0: all)
   uint64_t trace_sample = 1;                  ///< --trace-sample: every K-th launch

@@ -32,4 +32,7 @@ int print_help(const CLI::App& app, const std::string& command);
 /// Adds --trace, --trace-limit and --trace-sample to a command.
 void add_trace_options(CLI::App& app, RunOptions& options);
 
+/// Adds --layers N|all, --detail and --tiling (what the text summary shows) to a command.
+void add_summary_options(CLI::App& app, SummaryOptions& options);
+
 } // namespace npu

@@ -97,25 +97,23 @@ int npusim_main(int argc, char* argv[]) {
                   "override a testbench key, e.g. kernels.conv1.binary=64KiB")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  CLI::Option* out =
-      run->add_option("--out", options.out_dir, "write report.json and launches.csv into DIR")
-          ->type_name("DIR")
-          ->check(npu::non_empty_path());
+  CLI::Option* out = run->add_option("--out", options.out_dir,
+                                     "write report.json, launches.csv and layers.csv into DIR")
+                         ->type_name("DIR")
+                         ->check(npu::non_empty_path());
   npu::add_trace_options(*run, options);
   options.limits.add_to(*run);
   std::string format = "text";
   const auto format_names = CLI::IsMember({"text", "json", "csv"});
   run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);
   run->add_flag("--plots", options.plots, "also write PNG plots into the --out DIR")->needs(out);
-  run->add_flag("--tiling", options.tiling,
-                "text summary: each kernel's tiling and its roofline bound");
+  npu::add_summary_options(*run, options.summary);
 
   std::string report_dir;
   CLI::App* report = app.add_subcommand("report", "print the summary of a run's --out DIR again");
   report->add_option("dir", report_dir, "output directory of npusim run")->required();
   report->add_option("--format", format, "text, json or csv")->check(format_names);
-  report->add_flag("--tiling", options.tiling,
-                   "text summary: each kernel's tiling and its roofline bound");
+  npu::add_summary_options(*report, options.summary);
 
   std::string diff_a, diff_b;
   CLI::App* diff = app.add_subcommand(
@@ -195,7 +193,7 @@ int npusim_main(int argc, char* argv[]) {
     return npu::report_parse_error(app, CLI::RequiredError("--testbench or --model"));
   options.format = npu::parse_summary_format(format);
   if (*report)
-    return npu::run_report(report_dir, options.format, options.tiling);
+    return npu::run_report(report_dir, options.format, options.summary);
   if (*diff)
     return npu::run_diff(diff_a, diff_b);
 

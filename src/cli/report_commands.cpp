@@ -376,10 +376,10 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
 }
 
 // Both commands render into memory first: a failure leaves nothing half-printed.
-int run_report(const std::string& dir, SummaryFormat format, bool tiling) {
+int run_report(const std::string& dir, SummaryFormat format, const SummaryOptions& options) {
   return run_guarded([&] {
     std::ostringstream text;
-    print_summary(text, load_report_dir(dir), format, tiling);
+    print_summary(text, load_report_dir(dir), format, options);
     std::cout << text.str();
     return static_cast<int>(kExitOk);
   });

@@ -21,7 +21,7 @@ void print_diff(std::ostream& out, const std::string& name_a, const nlohmann::or
                 const std::string& name_b, const nlohmann::ordered_json& b);
 
 /// `npusim report`: the summary of DIR, as `npusim run` printed it. Returns an exit code.
-int run_report(const std::string& dir, SummaryFormat format, bool tiling = false);
+int run_report(const std::string& dir, SummaryFormat format, const SummaryOptions& options = {});
 /// `npusim diff`: compares two output directories. Returns an exit code.
 int run_diff(const std::string& dir_a, const std::string& dir_b);
 

@@ -52,6 +52,20 @@ struct UnitSpan {
   uint64_t t5_ps = 0;
 };
 
+/// The work of one launch, summed over the units it ran on, as they did it.
+struct LaunchWork {
+  uint64_t macs = 0;       ///< useful multiply-accumulates
+  uint64_t vector_ops = 0; ///< useful vector element operations
+  /// Operand and result bytes its DMA moved between DDR and SRAM (not those of buffers
+  /// in SRAM, nor instruction fills).
+  uint64_t dram_bytes = 0;
+  /// Its MACs at the peak rate of the MAC arrays of its units together (ps).
+  uint64_t mac_roof_ps = 0;
+  /// Its MACs, vector operations and busy cycles at the peak rates of its units'
+  /// engines together (ps): the compute roof.
+  uint64_t compute_roof_ps = 0;
+};
+
 /// One launch: its timestamps and what ran where.
 struct LaunchRecord : LaunchTimes, LaunchCauses {
   uint64_t launch_id = 0;
@@ -62,6 +76,7 @@ struct LaunchRecord : LaunchTimes, LaunchCauses {
   /// Each unit's part, in ascending unit order (the dispatch policy picks any free
   /// units, not a contiguous range); the launch's t4 and t5 are the critical unit's.
   std::vector<UnitSpan> unit_spans;
+  LaunchWork work;
   bool async = false;
 };
 

@@ -4,6 +4,7 @@
 #include <functional>
 #include <numeric>
 #include <queue>
+#include <set>
 #include <tuple>
 
 namespace npu {
@@ -25,6 +26,14 @@ void LaunchTable::add(const LaunchRecord& record) {
   row.unit = record.unit;
   row.async = record.async;
   m_rows.push_back(row);
+  if (row.kernel >= m_work.size())
+    m_work.resize(row.kernel + 1);
+  LaunchWork& sum = m_work[row.kernel];
+  sum.macs += record.work.macs;
+  sum.vector_ops += record.work.vector_ops;
+  sum.dram_bytes += record.work.dram_bytes;
+  sum.mac_roof_ps += record.work.mac_roof_ps;
+  sum.compute_roof_ps += record.work.compute_roof_ps;
 }
 
 LaunchTable make_launch_table(const std::vector<LaunchRecord>& records) {
@@ -104,6 +113,57 @@ TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
   drain_until(UINT64_MAX);
   advance_to(end_ps);
   return parts;
+}
+
+std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps) {
+  // The sweep of breakdown(), with the launches in each category instead of a count.
+  using Boundary = std::tuple<uint64_t, int, uint8_t, uint32_t>; // time, +1/-1, category, row
+  std::priority_queue<Boundary, std::vector<Boundary>, std::greater<>> pending;
+  std::array<std::set<uint32_t>, k_time_categories> active;
+  std::vector<uint64_t> kernel_ps(table.kernels().size(), 0);
+  const std::vector<LaunchRow>& rows = table.rows();
+  uint64_t now = 0;
+  const auto advance_to = [&](uint64_t t) {
+    if (t <= now)
+      return;
+    const auto top = std::find_if(active.begin(), active.end(),
+                                  [](const std::set<uint32_t>& s) { return !s.empty(); });
+    if (top != active.end()) {
+      // Whole picoseconds: the remainder goes to the earliest launches.
+      const uint64_t n = top->size();
+      const uint64_t each = (t - now) / n;
+      uint64_t extra = (t - now) % n;
+      for (const uint32_t i : *top) {
+        kernel_ps[rows[i].kernel] += each + (extra > 0 ? 1 : 0);
+        extra -= extra > 0 ? 1 : 0;
+      }
+    }
+    now = t;
+  };
+  const auto drain_until = [&](uint64_t t) {
+    while (!pending.empty() && std::get<0>(pending.top()) <= t) {
+      const auto [time, delta, category, row] = pending.top();
+      pending.pop();
+      advance_to(std::min(time, end_ps));
+      if (delta > 0)
+        active[category].insert(row);
+      else
+        active[category].erase(row);
+    }
+  };
+  for (uint32_t i = 0; i < rows.size(); ++i) {
+    const LaunchRow& row = rows[i];
+    drain_until(row.t_ps[0]);
+    for (size_t k = 0; k + 1 < row.t_ps.size(); ++k) {
+      if (row.t_ps[k + 1] <= row.t_ps[k])
+        continue;
+      const auto category = static_cast<uint8_t>(k_interval_category[k]);
+      pending.emplace(row.t_ps[k], +1, category, i);
+      pending.emplace(row.t_ps[k + 1], -1, category, i);
+    }
+  }
+  drain_until(UINT64_MAX);
+  return kernel_ps;
 }
 
 namespace {

@@ -28,6 +28,8 @@ public:
   /// Kernel names in order of their first launch.
   const std::vector<std::string>& kernels() const { return m_kernels; }
   const std::vector<std::string>& streams() const { return m_streams; }
+  /// Each kernel's work summed over its launches, by kernel index.
+  const std::vector<LaunchWork>& work() const { return m_work; }
   bool empty() const { return m_rows.empty(); }
   size_t size() const { return m_rows.size(); }
 
@@ -38,6 +40,7 @@ private:
   std::vector<LaunchRow> m_rows;
   std::vector<std::string> m_kernels;
   std::vector<std::string> m_streams;
+  std::vector<LaunchWork> m_work;
   std::unordered_map<std::string, uint32_t> m_kernel_index;
   std::unordered_map<std::string, uint32_t> m_stream_index;
 };
@@ -68,6 +71,12 @@ using TimeBreakdown = std::array<uint64_t, k_time_categories>;
 /// (in TimeCategory order) that some launch is in at that instant. Launches must be in
 /// launch-id order, whose t0 never decreases (one host thread opens them).
 TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps);
+
+/// Each kernel's share of [0, end_ps), by kernel index: every instant that breakdown()
+/// gives to a category other than Idle is shared equally (to the picosecond) among the
+/// launches in that category at that instant. The shares and the Idle part of
+/// breakdown() add up to end_ps exactly.
+std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps);
 
 /// One kernel's share of the critical path.
 struct PathKernel {

@@ -55,7 +55,7 @@ void sync_file(const fs::path& path) {
 } // namespace
 
 OutputDir::OutputDir(const std::string& dir) : m_path("--out", dir, OutputPath::Kind::Dir) {
-  m_path.check_replaceable({"report.json", "launches.csv"});
+  m_path.check_replaceable({"report.json", "launches.csv", "layers.csv"});
 }
 
 OutputDir::~OutputDir() {
@@ -96,12 +96,15 @@ std::string dump_report(const nlohmann::ordered_json& report) {
 
 void write_output_dir(const std::string& dir, const RunReport& report) {
   // Render everything first: a failure here must not touch the file system.
-  const std::string json = dump_report(to_json(report));
+  const nlohmann::ordered_json document = to_json(report);
+  const std::string json = dump_report(document);
   std::ostringstream csv;
   write_launches_csv(csv, report.launches);
+  const std::string layers = layers_csv(document);
   OutputDir out(dir);
   out.write("report.json", json);
   out.write("launches.csv", csv.str());
+  out.write("layers.csv", layers);
   out.commit();
 }
 

@@ -341,6 +341,8 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   critical["kernels"] = std::move(path_kernels);
   j["critical_path"] = std::move(critical);
   j["utilisation"] = utilisation_json(j["blocks"], report.simulated_ps);
+  j["peaks"] = peaks_json(report.peaks);
+  j["layers"] = layers_json(layer_figures(table, report.simulated_ps, report.peaks));
   return j;
 }
 

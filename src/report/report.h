@@ -4,6 +4,7 @@
 #include "common/output_path.h"
 #include "common/stats.h"
 #include "report/analysis.h"
+#include "report/layers.h"
 
 #include <nlohmann/json.hpp>
 
@@ -76,6 +77,7 @@ struct RunReport {
   std::vector<StatGroup> blocks; ///< statistics per block, in platform order
   std::vector<EventMeasurement> events;
   std::vector<KernelTiling> tilings; ///< per loaded kernel, in load order
+  Peaks peaks;                       ///< the config's peak MAC rate and DDR bandwidth
   Leaks leaks;
   uint64_t simulated_ps = 0;
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
@@ -114,12 +116,19 @@ enum class SummaryFormat { Text, Json, Csv };
 /// "text", "json" or "csv" (the --format spellings).
 SummaryFormat parse_summary_format(const std::string& name);
 
+/// What the text summary shows beyond the run's sections.
+struct SummaryOptions {
+  size_t layers = 20;  ///< per-layer lines: the kernels with the most time (0: every kernel)
+  bool detail = false; ///< each kernel's table of phases (mean, p50, p99, max)
+  bool tiling = false; ///< each kernel's tiling and roofline bound
+};
+
 /// Human-readable summary that fits in 80 columns.
 void print_summary(std::ostream& out, const RunReport& report);
 /// The summary of a report document (what to_json() returns, or a report.json read
 /// back) in `format`. The same document always gives the same bytes.
 void print_summary(std::ostream& out, const nlohmann::ordered_json& report,
-                   SummaryFormat format = SummaryFormat::Text, bool tiling = false);
+                   SummaryFormat format = SummaryFormat::Text, const SummaryOptions& options = {});
 
 /// An output directory written atomically: files are written into a fresh temporary
 /// sibling of DIR (while a run lasts, when streamed) and renamed into place only by
@@ -159,8 +168,8 @@ void check_report_document(const nlohmann::ordered_json& report, const std::stri
 /// report.json as written to disk: to_json() pretty-printed, then a newline.
 std::string dump_report(const nlohmann::ordered_json& report);
 
-/// Writes DIR/report.json and DIR/launches.csv atomically (see OutputDir). Everything is
-/// rendered first, so a failure there touches no file.
+/// Writes DIR/report.json, DIR/launches.csv and DIR/layers.csv atomically (see OutputDir).
+/// Everything is rendered first, so a failure there touches no file.
 void write_output_dir(const std::string& dir, const RunReport& report);
 
 } // namespace npu

@@ -167,6 +167,24 @@ void check_events(const Checker& c, const Json& events) {
   }
 }
 
+// layers: one object per kernel; peaks: numbers.
+void check_layers(const Checker& c, const Json& layers) {
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string path = "layers[" + std::to_string(i) + "]";
+    const Json& l = layers[i];
+    c.expect(l, path, Type::Object);
+    c.optional(l, path, "kernel", Type::String);
+    c.optional(l, path, "bound", Type::String);
+    for (const char* key : {"launches", "macs", "vector_ops", "dram_bytes"})
+      c.optional(l, path, key, Type::Whole);
+    for (const char* key :
+         {"time_ns", "total_ns", "host_ns", "iload_ns", "execute_ns", "execute_ifetch_stall_ns",
+          "compute_roof_ns", "memory_roof_ns", "mac_utilisation", "macs_per_s"})
+      c.optional(l, path, key, Type::Number);
+    c.optional(l, path, "macs_per_byte", Type::Stat);
+  }
+}
+
 } // namespace
 
 void check_report_document(const nlohmann::ordered_json& report, const std::string& file) {
@@ -199,6 +217,10 @@ void check_report_document(const nlohmann::ordered_json& report, const std::stri
     }
   if (const Json* events = c.optional(report, "", "events", Type::Array))
     check_events(c, *events);
+  if (const Json* layers = c.optional(report, "", "layers", Type::Array))
+    check_layers(c, *layers);
+  if (const Json* peaks = c.optional(report, "", "peaks", Type::Object))
+    c.members(*peaks, "peaks", Type::Number);
   if (const Json* blocks = c.optional(report, "", "blocks", Type::Object))
     for (const auto& [block, stats] : blocks->items()) {
       c.expect(stats, "blocks." + block, Type::Object);

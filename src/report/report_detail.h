@@ -4,6 +4,8 @@
 #include "common/launch_record.h"
 #include "report/analysis.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -47,6 +49,39 @@ inline constexpr std::array<Phase, 7> k_summary_phases{{
 /// JSON prints it with at most 3 decimals.
 inline double ps_to_ns(uint64_t ps) {
   return static_cast<double>(ps) / 1000.0;
+}
+
+/// A display unit for durations: nanoseconds are divided by `ns_per_unit`.
+struct TimeScale {
+  double ns_per_unit;
+  const char* name;
+};
+
+/// The largest unit in which `max_ns` still shows at least 4 integer digits, so that
+/// 3 decimals keep nanosecond resolution for short phases.
+inline TimeScale scale_for(double max_ns) {
+  if (max_ns < 1e4)
+    return {1, "ns"};
+  if (max_ns < 1e7)
+    return {1e3, "us"};
+  if (max_ns < 1e10)
+    return {1e6, "ms"};
+  return {1e9, "s"};
+}
+
+/// "12.345 us": `ns` in `scale` with 3 decimals.
+inline std::string format_time(double ns, const TimeScale& scale) {
+  return fmt::format("{:.3f} {}", ns / scale.ns_per_unit, scale.name);
+}
+
+/// Cuts `text` to `width` bytes with a "..." marker, at a UTF-8 character boundary.
+inline std::string elide(const std::string& text, size_t width) {
+  if (text.size() <= width)
+    return text;
+  size_t cut = width > 3 ? width - 3 : 0;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut;
+  return text.substr(0, cut) + "...";
 }
 
 /// The launches of one kernel (indices into a LaunchTable's rows), in launch order.

@@ -14,41 +14,13 @@ namespace npu {
 
 namespace {
 
+using report_detail::elide;
+using report_detail::format_time;
 using report_detail::ps_to_ns;
+using report_detail::scale_for;
+using report_detail::TimeScale;
 
 constexpr size_t k_width = 80; // columns of every summary line
-
-/// A display unit for durations: nanoseconds are divided by `ns_per_unit`.
-struct TimeScale {
-  double ns_per_unit;
-  const char* name;
-};
-
-// The largest unit in which `max_ns` still shows at least 4 integer digits, so that
-// 3 decimals keep nanosecond resolution for short phases.
-TimeScale scale_for(double max_ns) {
-  if (max_ns < 1e4)
-    return {1, "ns"};
-  if (max_ns < 1e7)
-    return {1e3, "us"};
-  if (max_ns < 1e10)
-    return {1e6, "ms"};
-  return {1e9, "s"};
-}
-
-std::string format_time(double ns, const TimeScale& scale) {
-  return fmt::format("{:.3f} {}", ns / scale.ns_per_unit, scale.name);
-}
-
-// Cuts `text` to `width` bytes with a "..." marker, at a UTF-8 character boundary.
-std::string elide(const std::string& text, size_t width) {
-  if (text.size() <= width)
-    return text;
-  size_t cut = width > 3 ? width - 3 : 0;
-  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
-    --cut;
-  return text.substr(0, cut) + "...";
-}
 
 double percent_of(uint64_t part_ps, uint64_t whole_ps) {
   return whole_ps == 0 ? 0.0 : 100.0 * static_cast<double>(part_ps) / static_cast<double>(whole_ps);
@@ -125,7 +97,7 @@ void print_tiling(std::ostream& out, const Json& kernel) {
                      number(roofline, "bound_ns") / 1e3);
 }
 
-void print_kernel(std::ostream& out, const std::string& name, const Json& kernel, bool tiling) {
+void print_kernel(std::ostream& out, const std::string& name, const Json& kernel) {
   double max_ns = 0;
   for (const auto& phase : report_detail::k_summary_phases)
     max_ns = std::max(max_ns, number(json_member(kernel, phase.name), "max_ns"));
@@ -143,8 +115,6 @@ void print_kernel(std::ostream& out, const std::string& name, const Json& kernel
                        number(d, "mean_ns") / k, number(d, "p50_ns") / k, number(d, "p99_ns") / k,
                        number(d, "max_ns") / k);
   }
-  if (tiling && kernel.contains("tiling"))
-    print_tiling(out, kernel);
 }
 
 void print_host(std::ostream& out, const Json& host, uint64_t simulated_ps) {
@@ -339,7 +309,25 @@ std::string clocks_line(const Json& config) {
   return line;
 }
 
-void print_text(std::ostream& out, const Json& report, bool tiling) {
+// Each kernel's table of phases (--detail), its tiling (--tiling), or both.
+void print_kernels(std::ostream& out, const Json& report, const SummaryOptions& options) {
+  if (!options.detail && !options.tiling)
+    return;
+  for (const auto& [name, kernel] : json_member(report, "kernels").items()) {
+    const bool tiling = options.tiling && kernel.contains("tiling");
+    if (!options.detail && !tiling)
+      continue;
+    out << '\n';
+    if (options.detail)
+      print_kernel(out, name, kernel);
+    else
+      out << "kernel " << elide(name, k_width - 7) << '\n';
+    if (tiling)
+      print_tiling(out, kernel);
+  }
+}
+
+void print_text(std::ostream& out, const Json& report, const SummaryOptions& options) {
   const Json& sim = json_member(report, "sim");
   const uint64_t simulated_ps = ps_at(sim, "simulated_ns");
   const double simulated_ns = ps_to_ns(simulated_ps);
@@ -352,10 +340,8 @@ void print_text(std::ostream& out, const Json& report, bool tiling) {
   out << "  simulated  " << format_time(simulated_ns, scale_for(simulated_ns)) << '\n';
   out << "  launches   " << sim.value("launches", uint64_t{0}) << '\n';
 
-  for (const auto& [name, kernel] : json_member(report, "kernels").items()) {
-    out << '\n';
-    print_kernel(out, name, kernel, tiling);
-  }
+  print_layers(out, report, options.layers);
+  print_kernels(out, report, options);
   out << '\n';
   print_host(out, json_member(report, "host"), simulated_ps);
   print_time_went(out, report, simulated_ps);
@@ -464,10 +450,10 @@ SummaryFormat parse_summary_format(const std::string& name) {
 }
 
 void print_summary(std::ostream& out, const nlohmann::ordered_json& report, SummaryFormat format,
-                   bool tiling) {
+                   const SummaryOptions& options) {
   switch (format) {
   case SummaryFormat::Text:
-    print_text(out, report, tiling);
+    print_text(out, report, options);
     return;
   case SummaryFormat::Json:
     out << dump_report(report);

@@ -138,6 +138,16 @@ KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
   return k;
 }
 
+// The whole config's peaks: every unit's MAC array at int8, every DDR channel.
+Peaks peaks_of(const PlatformConfig& config) {
+  const ComputeConfig& cc = config.compute;
+  Peaks p;
+  p.macs_per_s = static_cast<double>(cc.units) * cc.array.rows * cc.array.cols * cc.frequency_hz /
+                 dtype_cycles_per_op(DType::Int8);
+  p.dram_bytes_per_s = config.ddr.channel_bytes_per_s() * config.ddr.channels;
+  return p;
+}
+
 } // namespace
 
 RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
@@ -202,6 +212,7 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
     report.leaks.bytes += b.bytes;
     report.leaks.list.push_back(describe_leak(b));
   }
+  report.peaks = peaks_of(m_platform->config());
   report.wall_s = std::chrono::duration<double>(wall_end - wall_start).count();
   return report;
 }

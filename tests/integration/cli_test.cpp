@@ -35,7 +35,7 @@ TEST_F(CliTest, HelloPhasesSumAndSyncAsyncSemantics) {
       run("run --config configs/edge-npu.yaml --testbench testbenches/hello.yaml --out " +
           out.string());
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.out.find("kernel gemm"), std::string::npos);
+  EXPECT_NE(r.out.find("\n  gemm             2 "), std::string::npos) << r.out;
   std::ifstream csv(out / "launches.csv");
   std::string header;
   std::getline(csv, header);

@@ -123,6 +123,9 @@ TEST_P(OutputCombinationTest, EveryOutputIsWrittenAndAgrees) {
       EXPECT_FALSE(kernel["tiling"].empty()) << name;
       EXPECT_GT(kernel["roofline"]["bound_ns"].get<double>(), 0) << name;
     }
+    // One layers.csv row per kernel, and one for the idle time.
+    EXPECT_EQ(read_csv(m_dir / "out" / "layers.csv").size(), report["layers"].size() + 1);
+    EXPECT_EQ(report["layers"].size(), report["kernels"].size());
   }
   if (c.trace) {
     const Json trace = Json::parse(slurp(m_dir / "trace.json"));
@@ -136,7 +139,7 @@ TEST_P(OutputCombinationTest, EveryOutputIsWrittenAndAgrees) {
     EXPECT_GT(traced, 0);
   }
   if (c.plots && python_has_matplotlib()) {
-    for (const char* png : {"timeline.png", "phases.png", "histograms.png"})
+    for (const char* png : {"timeline.png", "phases.png", "histograms.png", "roofline.png"})
       EXPECT_TRUE(fs::exists(m_dir / "out" / png)) << png;
   }
   // Nothing but the outputs asked for.

@@ -268,7 +268,10 @@ TEST_F(ReportsTest, PlotsRenderEveryPngAtItsSize) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.err.empty()) << r.err;
   const std::pair<const char*, std::array<uint32_t, 2>> expected[] = {
-      {"timeline.png", {1600, 900}}, {"phases.png", {1200, 800}}, {"histograms.png", {1200, 800}}};
+      {"timeline.png", {1600, 900}},
+      {"phases.png", {1200, 800}},
+      {"histograms.png", {1200, 800}},
+      {"roofline.png", {1200, 800}}};
   for (const auto& [name, size] : expected) {
     ASSERT_TRUE(fs::exists(out / name)) << name;
     EXPECT_GT(fs::file_size(out / name), 10000u) << name; // a drawn figure, not a blank one
@@ -429,4 +432,247 @@ TEST_F(ReportsTest, PlotsWithoutMatplotlibSayHowToGetItAndKeepTheReport) {
                             "testbenches/hello.yaml --plots");
   EXPECT_EQ(no_out.code, 2);
   EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
+}
+
+namespace {
+
+// report.json's layers, by kernel name.
+std::map<std::string, nlohmann::json> layers_by_kernel(const nlohmann::json& report) {
+  std::map<std::string, nlohmann::json> layers;
+  for (const auto& l : report.at("layers"))
+    layers[l.at("kernel").get<std::string>()] = l;
+  return layers;
+}
+
+// Nanoseconds as the summary prints microseconds: "6470.123".
+std::string fmt_us(double ns) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3f", ns / 1e3);
+  return text;
+}
+
+double sum_of(const nlohmann::json& layers, const char* key) {
+  double sum = 0;
+  for (const auto& l : layers)
+    sum += l.at(key).get<double>();
+  return sum;
+}
+
+// A GEMV (1 x 2048 by 2048 x 2048) as an ONNX model with fixed shapes: both operands are
+// graph inputs, so the 4 MiB matrix is read from DDR once for 4 M MACs.
+const char* kGemvModel = R"(import sys
+import onnx
+from onnx import helper, TensorProto
+a = helper.make_tensor_value_info("a", TensorProto.FLOAT, [1, 2048])
+b = helper.make_tensor_value_info("b", TensorProto.FLOAT, [2048, 2048])
+y = helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 2048])
+node = helper.make_node("MatMul", ["a", "b"], ["y"], name="gemv")
+graph = helper.make_graph([node], "gemv", [a, b], [y])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+)";
+
+} // namespace
+
+// The per-layer figures add up to the run's: launches, MACs and DRAM bytes to what the
+// units counted, execute and launch-to-completion to launches.csv, and each kernel's
+// time with the device's idle time to the simulated time; the summary and layers.csv
+// fit in 80 columns and agree with report.json.
+TEST_F(ReportsTest, Resnet50LayersAddUpToTheRun) {
+  const fs::path out = m_dir / "out";
+  const Result r = run_to("testbenches/workloads/resnet50_b1.yaml", out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto report = nlohmann::json::parse(slurp(out / "report.json"));
+  const auto& layers = report.at("layers");
+  ASSERT_EQ(layers.size(), 73u);
+  EXPECT_EQ(sum_of(layers, "launches"), report["sim"]["launches"].get<double>());
+
+  // MACs and bytes: what the compute units counted, kernel by kernel.
+  double unit_macs = 0, unit_bytes = 0;
+  for (const auto& [name, block] : report["blocks"].items())
+    if (name.rfind("compute.unit", 0) == 0) {
+      unit_macs += block["macs"].get<double>();
+      unit_bytes += block["bytes_loaded"].get<double>() + block["bytes_stored"].get<double>();
+    }
+  EXPECT_EQ(sum_of(layers, "macs"), unit_macs);
+  EXPECT_EQ(sum_of(layers, "macs"), 4089184256.0);     // the workload's MACs (README)
+  EXPECT_EQ(sum_of(layers, "dram_bytes"), unit_bytes); // every operand lives in DDR
+  EXPECT_LE(sum_of(layers, "dram_bytes"), report["blocks"]["ddr"]["read_bytes"].get<double>() +
+                                              report["blocks"]["ddr"]["write_bytes"].get<double>());
+
+  // Times: the sums over launches.csv, and the run's simulated time.
+  double execute_ns = 0, total_ns = 0;
+  for (const Row& row : read_csv(out / "launches.csv")) {
+    execute_ns += row.num("execute_ns");
+    total_ns += row.num("t6_ns") - row.num("t0_ns");
+  }
+  EXPECT_NEAR(sum_of(layers, "execute_ns"), execute_ns, 0.001 * 73);
+  EXPECT_NEAR(sum_of(layers, "total_ns"), total_ns, 0.001 * 73);
+  const double simulated_ns = report["sim"]["simulated_ns"];
+  EXPECT_NEAR(sum_of(layers, "time_ns") + report["breakdown"]["device_idle_ns"].get<double>(),
+              simulated_ns, 0.001 * 74);
+  for (size_t i = 1; i < layers.size(); ++i)
+    EXPECT_GE(layers[i - 1]["time_ns"].get<double>(), layers[i]["time_ns"].get<double>()) << i;
+
+  // layers.csv: the same figures, rounded, and the idle row; 80 columns.
+  const std::string csv = slurp(out / "layers.csv");
+  for (const auto& line : lines_of(csv))
+    EXPECT_LE(line.size(), 80u) << line;
+  const std::vector<Row> rows = read_csv(out / "layers.csv");
+  ASSERT_EQ(rows.size(), 74u);
+  double time_us = 0, macs_m = 0, dram_mb = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    time_us += rows[i].num("time_us");
+    if (i == 73) {
+      EXPECT_EQ(rows[i].cells.at("kernel"), "(device idle)");
+      continue;
+    }
+    macs_m += rows[i].num("macs_m");
+    dram_mb += rows[i].num("dram_mb");
+    EXPECT_EQ(rows[i].cells.at("kernel"), layers[i]["kernel"]);
+    EXPECT_EQ(rows[i].cells.at("bound"), layers[i]["bound"]);
+    EXPECT_NEAR(rows[i].num("exec_us"), layers[i]["execute_ns"].get<double>() / 1e3, 0.00051);
+  }
+  EXPECT_NEAR(time_us, simulated_ns / 1e3, 0.0005 * 74);
+  EXPECT_NEAR(macs_m, sum_of(layers, "macs") / 1e6, 0.0005 * 73);
+  EXPECT_NEAR(dram_mb, sum_of(layers, "dram_bytes") / 1e6, 0.0005 * 73);
+
+  // The summary: the 20 kernels with the most time, the other 53 in one line, the idle
+  // time and the run; every line in 80 columns; no per-phase tables without --detail.
+  const auto lines = lines_of(r.out);
+  const auto title = std::find(lines.begin(), lines.end(),
+                               "layers: 20 of 73 kernels, most time first, times in us");
+  ASSERT_NE(title, lines.end()) << r.out;
+  ASSERT_GT(lines.end() - title, 25);
+  EXPECT_EQ(title[2].substr(0, 14), "  " + layers[0]["kernel"].get<std::string>().substr(0, 12));
+  EXPECT_EQ(title[22].rfind("  53 more", 0), 0u) << title[22];
+  EXPECT_EQ(title[23].rfind("  device idle", 0), 0u) << title[23];
+  EXPECT_EQ(title[24].rfind("  run             73 ", 0), 0u) << title[24];
+  EXPECT_NE(title[24].find(fmt_us(simulated_ns)), std::string::npos) << title[24];
+  EXPECT_EQ(r.out.find("\nkernel conv1:"), std::string::npos);
+  for (const auto& line : lines)
+    EXPECT_LE(line.size(), 80u) << line;
+
+  // --layers all and --layers N, and --detail, also on a saved run.
+  const std::string all = run("report " + out.string() + " --layers all").out;
+  EXPECT_NE(all.find("layers: 73 kernels, most time first"), std::string::npos);
+  EXPECT_EQ(all.find("\n  53 more"), std::string::npos);
+  const std::string five = run("report " + out.string() + " --layers 5 --detail").out;
+  EXPECT_NE(five.find("layers: 5 of 73 kernels"), std::string::npos);
+  EXPECT_NE(five.find("  68 more"), std::string::npos);
+  EXPECT_NE(five.find("\nkernel conv1: 1 launch, times in us\n"), std::string::npos) << five;
+  EXPECT_EQ(run("report " + out.string()).out, r.out);
+  for (const char* bad : {"0", "some", "12x", ""}) {
+    const Result refused = run("report " + out.string() + " --layers '" + bad + "'");
+    EXPECT_EQ(refused.code, 2) << bad;
+    EXPECT_NE(refused.err.find("--layers"), std::string::npos) << refused.err;
+  }
+}
+
+// What bounds a kernel, on testbenches with one bound each: hello's 256^3 matmul on one
+// unit of datacenter-gpu (compute: its HBM moves the operands in a twentieth of the
+// time its array takes) and its tiny kernel that runs faster than the host launches it
+// (host); iload_dominates' 256 KiB binary (iload); a GEMV that reads a 4 MiB matrix once
+// (memory), imported on the fly with --model.
+TEST_F(ReportsTest, BoundComesFromTheModelsFigures) {
+  Result r = run_to("testbenches/hello.yaml", m_dir / "hello");
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto report = nlohmann::json::parse(slurp(m_dir / "hello" / "report.json"));
+  auto layers = layers_by_kernel(report);
+  // On edge-npu's one unit: 2 x 256^3 MACs at 1024 a nanosecond.
+  EXPECT_EQ(layers.at("gemm")["macs"], 2 * 256 * 256 * 256);
+  EXPECT_NEAR(layers.at("gemm")["compute_roof_ns"].get<double>(), 2 * 16384.0, 0.01);
+  EXPECT_NEAR(layers.at("gemm")["memory_roof_ns"].get<double>(),
+              layers.at("gemm")["dram_bytes"].get<double>() / 25.6, 0.001);
+  EXPECT_EQ(layers.at("tiny")["bound"], "host");
+  EXPECT_GT(layers.at("tiny")["host_ns"].get<double>(),
+            layers.at("tiny")["iload_ns"].get<double>() +
+                layers.at("tiny")["execute_ns"].get<double>());
+  EXPECT_EQ(report["peaks"]["macs_per_s"], 4 * 1024 * 1e9);
+  EXPECT_EQ(report["peaks"]["dram_bytes_per_s"], 25.6e9);
+
+  r = run("run --config configs/datacenter-gpu.yaml --testbench testbenches/hello.yaml --out " +
+          (m_dir / "gpu").string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  report = nlohmann::json::parse(slurp(m_dir / "gpu" / "report.json"));
+  layers = layers_by_kernel(report);
+  const auto& gemm = layers.at("gemm");
+  EXPECT_EQ(gemm["bound"], "compute");
+  EXPECT_GT(gemm["compute_roof_ns"].get<double>(), 10 * gemm["memory_roof_ns"].get<double>());
+  EXPECT_GT(gemm["mac_utilisation"].get<double>(), 0.2);
+
+  r = run_to("testbenches/iload_dominates.yaml", m_dir / "iload");
+  ASSERT_EQ(r.code, 0) << r.err;
+  report = nlohmann::json::parse(slurp(m_dir / "iload" / "report.json"));
+  layers = layers_by_kernel(report);
+  EXPECT_EQ(layers.at("big_code")["bound"], "iload");
+  EXPECT_GT(layers.at("big_code")["iload_ns"].get<double>(),
+            10 * layers.at("big_code")["execute_ns"].get<double>());
+
+  const fs::path model = m_dir / "gemv.onnx";
+  const fs::path script = m_dir / "gemv.py";
+  std::ofstream(script) << kGemvModel;
+  ASSERT_EQ(run_command("/usr/bin/python3 " + script.string() + " " + model.string()).code, 0);
+  r = run("run --config configs/edge-npu.yaml --model " + model.string() + " --out " +
+          (m_dir / "gemv").string() + " --layers all --detail");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("layers: 1 kernel, most time first"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\nkernel gemv: 1 launch"), std::string::npos) << r.out;
+  report = nlohmann::json::parse(slurp(m_dir / "gemv" / "report.json"));
+  layers = layers_by_kernel(report);
+  const auto& gemv = layers.at("gemv");
+  EXPECT_EQ(gemv["bound"], "memory");
+  EXPECT_EQ(gemv["macs"], 2048 * 2048);
+  // The matrix is read once, in int8: at least 4 MiB from DDR, about one MAC a byte.
+  EXPECT_GE(gemv["dram_bytes"].get<uint64_t>(), 2048u * 2048u);
+  EXPECT_LT(gemv["macs_per_byte"].get<double>(), 1.0);
+  EXPECT_GT(gemv["memory_roof_ns"].get<double>(), 4 * gemv["compute_roof_ns"].get<double>());
+  EXPECT_NEAR(gemv["memory_roof_ns"].get<double>(), gemv["dram_bytes"].get<double>() / 25.6, 0.001);
+}
+
+// roofline.png plots each kernel with MACs and DRAM bytes at the intensity and MAC rate
+// of layers.csv, under the roofs of report.json's peaks.
+TEST_F(ReportsTest, RooflinePlotsTheKernelsOfLayersCsv) {
+  if (!have_matplotlib())
+    GTEST_SKIP() << "python3-matplotlib is not installed (scripts/setup.sh installs it)";
+  const fs::path out = m_dir / "out";
+  const Result r = run_to("testbenches/sync_vs_async.yaml", out);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const fs::path dump = m_dir / "roofline.json";
+  const Result plot = run_command("/usr/bin/python3 scripts/plot_run.py " + out.string() +
+                                  " --only roofline --dump-roofline " + dump.string());
+  ASSERT_EQ(plot.code, 0) << plot.err;
+  EXPECT_EQ(png_size(out / "roofline.png"), (std::array<uint32_t, 2>{1200, 800}));
+  EXPECT_FALSE(fs::exists(out / "timeline.png"));
+  const auto data = nlohmann::json::parse(slurp(dump));
+  EXPECT_EQ(data.at("macs_per_s"), 4 * 1024 * 1e9); // edge-npu: 4 units of 32 x 32 at 1 GHz
+  EXPECT_EQ(data.at("dram_bytes_per_s"), 25.6e9);   // 4 LPDDR4 channels
+
+  std::map<std::string, Row> rows;
+  size_t kernels = 0, with_bytes = 0;
+  for (const Row& row : read_csv(out / "layers.csv")) {
+    if (row.cells.at("kernel") == "(device idle)")
+      continue;
+    ++kernels;
+    with_bytes += row.num("macs_m") > 0 && row.num("dram_mb") > 0 ? 1 : 0;
+    rows[row.cells.at("kernel")] = row;
+  }
+  const auto& points = data.at("points");
+  EXPECT_EQ(points.size(), with_bytes);
+  EXPECT_EQ(points.size() + data.at("left_out").get<size_t>(), kernels);
+  EXPECT_GE(points.size(), 6u); // the matmuls of every size, sync and async
+  for (const auto& p : points) {
+    const Row& row = rows.at(p.at("kernel").get<std::string>());
+    // Within what the CSV's 3 decimals of each figure allow.
+    const double macs = row.num("macs_m"), bytes = row.num("dram_mb"), us = row.num("exec_us");
+    const double intensity = p.at("macs_per_byte"), rate = p.at("macs_per_s");
+    EXPECT_GE(intensity, (macs - 0.0005) / (bytes + 0.0005)) << row.cells.at("kernel");
+    EXPECT_LE(intensity, (macs + 0.0005) / (bytes - 0.0005)) << row.cells.at("kernel");
+    EXPECT_GE(rate, (macs - 0.0005) * 1e12 / (us + 0.0005)) << row.cells.at("kernel");
+    EXPECT_LE(rate, (macs + 0.0005) * 1e12 / (us - 0.0005)) << row.cells.at("kernel");
+    EXPECT_EQ(p.at("bound"), row.cells.at("bound"));
+    // Under both roofs.
+    EXPECT_LE(p.at("macs_per_s").get<double>(), data.at("macs_per_s").get<double>());
+    EXPECT_LE(p.at("macs_per_s").get<double>(),
+              p.at("macs_per_byte").get<double>() * data.at("dram_bytes_per_s").get<double>());
+  }
 }

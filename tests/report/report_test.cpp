@@ -211,10 +211,10 @@ TEST(Json, KeysInOrderAndValues) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items())
     keys.push_back(key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"config", "config_file", "testbench_file", "config_name",
-                                      "testbench_name", "kernels", "host", "blocks", "stat_units",
-                                      "sim", "breakdown", "critical_path", "utilisation"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"config", "config_file", "testbench_file",
+                                            "config_name", "testbench_name", "kernels", "host",
+                                            "blocks", "stat_units", "sim", "breakdown",
+                                            "critical_path", "utilisation", "peaks", "layers"}));
   EXPECT_EQ(j["config"]["units"], 4);
   EXPECT_EQ(j["config_file"], "configs/base.yaml");
   EXPECT_EQ(j["testbench_name"], "matmul");
@@ -303,8 +303,10 @@ TEST(Summary, FitsIn80ColumnsAndShowsEverything) {
   wide.add(std::string(120, 'x'), 1.5, "ns", "a name longer than a line");
   report.blocks.push_back(wide);
   report.launches.push_back(make_record(3, std::string(100, 'k'), 0));
+  SummaryOptions detail;
+  detail.detail = true;
   std::ostringstream out;
-  print_summary(out, report);
+  print_summary(out, to_json(report), SummaryFormat::Text, detail);
   const std::string text = out.str();
   for (const auto& line : lines_of(text))
     EXPECT_LE(line.size(), 80u) << line;
@@ -325,7 +327,7 @@ TEST(Summary, FitsIn80ColumnsAndShowsEverything) {
   EXPECT_EQ(lines.back(), "wall time: 0.500 s");
   report.wall_s = 99;
   std::ostringstream again;
-  print_summary(again, report);
+  print_summary(again, to_json(report), SummaryFormat::Text, detail);
   const auto lines_again = lines_of(again.str());
   ASSERT_EQ(lines_again.size(), lines.size());
   for (size_t i = 0; i + 1 < lines.size(); ++i)
@@ -337,6 +339,12 @@ TEST(Summary, KernelTableRows) {
   report.launches.resize(1);
   std::ostringstream out;
   print_summary(out, report);
+  // Only with --detail.
+  EXPECT_EQ(out.str().find("kernel matmul"), std::string::npos) << out.str();
+  SummaryOptions detail;
+  detail.detail = true;
+  out.str("");
+  print_summary(out, to_json(report), SummaryFormat::Text, detail);
   const std::string text = out.str();
   EXPECT_NE(text.find("kernel matmul: 1 launch, times in ns\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  total            21.000       21.000       21.000       21.000\n"),
@@ -377,6 +385,7 @@ TEST(OutputDir, CreatesBothFilesAndNoTempDir) {
   std::ostringstream csv;
   write_launches_csv(csv, report.launches);
   EXPECT_EQ(read_file(out / "launches.csv"), csv.str());
+  EXPECT_EQ(read_file(out / "layers.csv"), layers_csv(to_json(report)));
 }
 
 TEST(OutputDir, ReplacesFilesInExistingDirectory) {

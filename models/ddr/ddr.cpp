@@ -11,13 +11,15 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
   SC_HAS_PROCESS(Ddr);
   for (uint32_t c = 0; c < config.spec.channels; ++c) {
     m_channels.push_back(std::make_unique<DramChannel>(config.spec, config.controller, m_mapper));
-    m_channels.back()->on_done = [this](uint64_t id, uint64_t) { request_done(id); };
+    m_channels.back()->on_done = [this](uint64_t id, uint64_t done) { request_done(id, done); };
     // A queue entry frees when its RD/WR issues: blocked initiators may enter then.
     m_channels.back()->on_dequeue = [this](bool, uint64_t) {
       if (m_room_waiters > 0)
         m_room.notify(sc_core::SC_ZERO_TIME);
     };
   }
+  m_reserved.resize(m_channels.size());
+  m_min_done_cycles = m_channels.front()->min_done_cycles();
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
   if (granularity == Granularity::Burst) {
@@ -30,19 +32,34 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
 }
 
 uint64_t Ddr::cycle_now() const {
-  return static_cast<uint64_t>(
-      std::floor(static_cast<double>(to_ps(sc_core::sc_time_stamp())) / m_tck_ps + 1e-9));
+  return cycle_of(to_ps(sc_core::sc_time_stamp()));
+}
+
+uint64_t Ddr::cycle_of(uint64_t at_ps) const {
+  return static_cast<uint64_t>(std::floor(static_cast<double>(at_ps) / m_tck_ps + 1e-9));
+}
+
+uint64_t Ddr::deadline_ps(uint64_t arrival_ps) const {
+  // The first command issues a cycle after acceptance at the earliest.
+  return cycle_ps(cycle_of(arrival_ps) + 1 + m_min_done_cycles);
 }
 
 uint64_t Ddr::cycle_ps(uint64_t cycle) const {
   return static_cast<uint64_t>(std::llround(static_cast<double>(cycle) * m_tck_ps));
 }
 
-void Ddr::request_done(uint64_t id) {
-  Waiter* w = m_waiting.at(id);
+sc_core::sc_time Ddr::until_cycle(uint64_t cycle) const {
+  const uint64_t at = cycle_ps(cycle);
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  return at > now ? ps(at - now) : sc_core::SC_ZERO_TIME;
+}
+
+void Ddr::request_done(uint64_t id, uint64_t done_cycle) {
+  Waiter* w = m_waiting[id];
   sc_assert(w);
   m_waiting[id] = nullptr;
   m_free_ids.push_back(static_cast<uint32_t>(id));
+  w->done_cycle = std::max(w->done_cycle, done_cycle);
   if (--w->remaining == 0)
     finished(w);
 }
@@ -55,27 +72,30 @@ void Ddr::finished(Waiter* w) {
     if (!m_in_controllers)
       m_kick.notify(sc_core::SC_ZERO_TIME);
   } else {
-    w->done.notify(sc_core::SC_ZERO_TIME);
+    // On the burst path the last data burst may still be ahead (run_controllers).
+    w->done.notify(until_cycle(w->done_cycle));
   }
 }
 
 void Ddr::run_controllers() {
   m_in_controllers = true;
   const uint64_t now_ps = to_ps(sc_core::sc_time_stamp());
-  while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= now_ps) {
-    tlm::tlm_generic_payload* payload = std::get<2>(m_arrivals.top());
-    m_arrivals.pop();
-    accept(*payload);
-  }
+  take_arrivals(now_ps);
   const uint64_t now = cycle_now();
   m_last_cycle = now;
   uint64_t next = UINT64_MAX;
-  for (auto& ch : m_channels)
+  for (auto& ch : m_channels) {
     if (ch->due(now))
       ch->advance_to(now);
+    // On the burst path every request whose RD/WR has issued is done at a known cycle: its
+    // transaction is answered now with the rest as annotated delay, so the method wakes
+    // once per batch of column commands rather than once per data burst.
+    if (m_nonblocking)
+      ch->deliver_issued();
+  }
   // Requests waiting for a queue entry take the ones freed up to now, in order of arrival.
   for (size_t i = 0; i < m_blocked.size();) {
-    if (admit(m_blocked[i]))
+    if (admit(m_blocked[i], now))
       m_blocked.erase(m_blocked.begin() + static_cast<std::ptrdiff_t>(i));
     else
       ++i;
@@ -87,14 +107,17 @@ void Ddr::run_controllers() {
     const bool exact = m_room_waiters > 0 || !m_blocked.empty();
     next = std::min(next, exact ? ch->next_event() : ch->next_completion_bound());
   }
-  std::vector<Waiter*> answered;
-  answered.swap(m_responses);
+  m_answering.swap(m_responses);
   m_in_controllers = false;
-  for (Waiter* w : answered)
+  for (Waiter* w : m_answering)
     respond(w); // may bring new arrivals
+  m_answering.clear();
   uint64_t at = next == UINT64_MAX ? UINT64_MAX : std::max(cycle_ps(next), now_ps + 1);
+  // Arrivals that surely find room are taken late, together, each at its own cycle.
   if (!m_arrivals.empty())
-    at = std::min(at, std::max(std::get<0>(m_arrivals.top()), now_ps + 1));
+    at = std::min(at, std::max(deadline_ps(std::get<0>(m_arrivals.top())), now_ps + 1));
+  if (!m_exact_arrivals.empty())
+    at = std::min(at, std::max(m_exact_arrivals.top(), now_ps + 1));
   if (at == UINT64_MAX)
     next_trigger(m_kick);
   else
@@ -110,11 +133,14 @@ tlm::tlm_response_status Ddr::check(const tlm::tlm_generic_payload& payload) con
   return tlm::TLM_OK_RESPONSE;
 }
 
-std::unique_ptr<Ddr::Waiter> Ddr::take_waiter() {
-  if (m_spare_waiters.empty())
-    return std::make_unique<Waiter>();
-  std::unique_ptr<Waiter> w = std::move(m_spare_waiters.back());
+Ddr::Waiter* Ddr::take_waiter() {
+  if (m_spare_waiters.empty()) {
+    m_waiter_pool.push_back(std::make_unique<Waiter>());
+    return m_waiter_pool.back().get();
+  }
+  Waiter* w = m_spare_waiters.back();
   m_spare_waiters.pop_back();
+  w->done_cycle = 0;
   return w;
 }
 
@@ -142,8 +168,9 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   delay = sc_core::SC_ZERO_TIME;
   const bool is_write = payload.is_write();
   const uint64_t access = m_config.spec.access_bytes;
-  std::unique_ptr<Waiter> owned = take_waiter();
-  Waiter& waiter = *owned;
+  if (m_nonblocking)
+    take_arrivals(to_ps(sc_core::sc_time_stamp())); // earlier arrivals enter first
+  Waiter& waiter = *take_waiter();
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
     // The controller sleeps between completions: replay the commands up to now first
@@ -172,7 +199,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   m_kick.notify(sc_core::SC_ZERO_TIME);
   while (waiter.remaining > 0)
     sc_core::wait(waiter.done);
-  m_spare_waiters.push_back(std::move(owned));
+  m_spare_waiters.push_back(&waiter);
   move_data(payload);
   if (m_trace)
     m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), len);
@@ -190,31 +217,61 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
     phase = tlm::BEGIN_RESP;
     return tlm::TLM_COMPLETED;
   }
-  m_arrivals.emplace(to_ps(sc_core::sc_time_stamp() + delay), m_arrival_seq++, &payload);
-  m_kick.notify(delay);
+  const uint64_t arrival = to_ps(sc_core::sc_time_stamp() + delay);
+  // An arrival that may find a full queue is taken at its time, so that it waits in line
+  // from the right cycle; one that surely finds room may be taken late.
+  const bool exact = !reserve(payload, +1) || !m_blocked.empty() || m_room_waiters > 0;
+  m_arrivals.emplace(arrival, m_arrival_seq++, &payload);
+  if (exact)
+    m_exact_arrivals.push(arrival);
+  m_kick.notify(exact ? delay : ps(deadline_ps(arrival)) - sc_core::sc_time_stamp());
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
 
-void Ddr::accept(tlm::tlm_generic_payload& payload) {
-  std::unique_ptr<Waiter> owned = take_waiter();
-  Waiter* waiter = owned.get();
+bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
+  const uint64_t access = m_config.spec.access_bytes;
+  const uint64_t end = payload.get_address() + payload.get_data_length();
+  const size_t dir = payload.is_write() ? 1 : 0;
+  const uint32_t capacity =
+      payload.is_write() ? m_config.controller.write_queue : m_config.controller.read_queue;
+  bool room = true;
+  for (uint64_t a = payload.get_address() / access * access; a < end; a += access) {
+    const uint32_t c = m_mapper.channel_of(a);
+    uint32_t& n = m_reserved[c][dir];
+    n = sign > 0 ? n + 1 : n - 1;
+    room = room && m_channels[c]->queued(dir == 1) + n <= capacity;
+  }
+  return room;
+}
+
+void Ddr::take_arrivals(uint64_t until_ps) {
+  while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= until_ps) {
+    const auto [at, seq, payload] = m_arrivals.top();
+    m_arrivals.pop();
+    reserve(*payload, -1);
+    accept(*payload, cycle_of(at));
+  }
+  while (!m_exact_arrivals.empty() && m_exact_arrivals.top() <= until_ps)
+    m_exact_arrivals.pop();
+}
+
+void Ddr::accept(tlm::tlm_generic_payload& payload, uint64_t cycle) {
+  Waiter* waiter = take_waiter();
   waiter->payload = &payload;
-  m_deferred[&payload] = std::move(owned);
   const uint64_t access = m_config.spec.access_bytes;
   // Held open until every request is queued: the first ones may finish before the last
   // one finds room.
   ++waiter->remaining;
   Blocked b{waiter, payload.get_address() / access * access,
             payload.get_address() + payload.get_data_length(), payload.is_write()};
-  if (!admit(b))
+  if (!admit(b, cycle))
     m_blocked.push_back(b);
 }
 
-bool Ddr::admit(Blocked& b) {
+bool Ddr::admit(Blocked& b, uint64_t cycle) {
   const uint64_t end = b.end;
   const bool is_write = b.is_write;
-  const uint64_t cycle = cycle_now();
   for (; b.next < end; b.next += m_config.spec.access_bytes) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(b.next)];
     if (cycle > ch.now())
@@ -230,18 +287,16 @@ bool Ddr::admit(Blocked& b) {
 
 void Ddr::respond(Waiter* waiter) {
   tlm::tlm_generic_payload& payload = *waiter->payload;
-  const auto it = m_deferred.find(&payload);
-  sc_assert(it != m_deferred.end());
   waiter->payload = nullptr;
-  m_spare_waiters.push_back(std::move(it->second));
-  m_deferred.erase(it);
+  m_spare_waiters.push_back(waiter);
+  const sc_core::sc_time done = until_cycle(waiter->done_cycle);
   move_data(payload);
   if (m_trace)
-    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), payload.get_data_length());
+    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), payload.get_data_length()); // monotonic
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   // The controller front end and PHY sit outside the DRAM timing.
-  sc_core::sc_time delay = ps(m_config.controller_latency_ps);
+  sc_core::sc_time delay = done + ps(m_config.controller_latency_ps);
   socket->nb_transport_bw(payload, phase, delay);
 }
 

@@ -12,12 +12,12 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <memory>
 #include <queue>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace npu {
@@ -50,6 +50,7 @@ private:
   /// controller.
   struct Waiter {
     uint32_t remaining = 0;
+    uint64_t done_cycle = 0; ///< end of the latest data burst of its requests so far
     sc_core::sc_event done;
     tlm::tlm_generic_payload* payload = nullptr; ///< non-blocking: answer it when done
   };
@@ -69,15 +70,26 @@ private:
     uint64_t end;  ///< one past its last byte
     bool is_write;
   };
-  /// Queues the 64-byte requests of an arrived non-blocking request.
-  void accept(tlm::tlm_generic_payload& payload);
-  /// Queues `b`'s requests in order while their queues have room; false when one is full.
-  bool admit(Blocked& b);
+  /// Queues the 64-byte requests of a non-blocking request that arrived at `cycle`.
+  void accept(tlm::tlm_generic_payload& payload, uint64_t cycle);
+  /// Queues `b`'s requests in order at `cycle` (or their channel's clock, if later) while
+  /// their queues have room; false when one is full.
+  bool admit(Blocked& b, uint64_t cycle);
+  /// Queues every non-blocking request that arrived by `until_ps`, each at its own arrival
+  /// cycle, in order of arrival.
+  void take_arrivals(uint64_t until_ps);
+  /// Counts (`sign` +1) or uncounts (-1) the payload's requests as bound for their queues;
+  /// true when, counted, every one of them has a free entry even if all counted requests
+  /// before it take theirs.
+  bool reserve(const tlm::tlm_generic_payload& payload, int sign);
+  /// The latest time the controllers may first look at a request arriving at `arrival_ps`
+  /// without answering anything late: its earliest possible data-burst end.
+  uint64_t deadline_ps(uint64_t arrival_ps) const;
   /// Every request of `waiter` is done: wake its thread or answer its payload.
   void finished(Waiter* waiter);
   /// Answers a finished non-blocking request over the backward path.
   void respond(Waiter* waiter);
-  std::unique_ptr<Waiter> take_waiter();
+  Waiter* take_waiter();
   /// Gives `waiter` a request id.
   uint64_t new_id(Waiter* waiter);
   /// Moves the payload's data and counts its bytes.
@@ -85,8 +97,11 @@ private:
   unsigned transport_dbg(tlm::tlm_generic_payload& payload);
   /// The controller clock: advances every channel to now, re-arms at the next event.
   void run_controllers();
-  void request_done(uint64_t id);
+  void request_done(uint64_t id, uint64_t done_cycle);
+  /// Time from now until the end of `cycle`'s data burst (zero when it is past).
+  sc_core::sc_time until_cycle(uint64_t cycle) const;
   uint64_t cycle_now() const;              ///< memory clock cycle containing the current time
+  uint64_t cycle_of(uint64_t at_ps) const; ///< memory clock cycle containing `at_ps`
   uint64_t cycle_ps(uint64_t cycle) const; ///< start of a memory clock cycle
 
   DdrConfig m_config;
@@ -97,14 +112,19 @@ private:
   /// Request id -> its transaction. Ids are slots, reused once a request is done.
   std::vector<Waiter*> m_waiting;
   std::vector<uint32_t> m_free_ids;
-  /// Waiters of finished transactions, kept for reuse: an event is costly to build.
-  std::vector<std::unique_ptr<Waiter>> m_spare_waiters;
-  /// Non-blocking requests: in flight (by payload), not yet arrived, finished and not yet
-  /// answered, and those waiting for a queue entry.
-  std::unordered_map<const tlm::tlm_generic_payload*, std::unique_ptr<Waiter>> m_deferred;
+  /// Every waiter ever made, and those free for reuse: an event is costly to build.
+  std::vector<std::unique_ptr<Waiter>> m_waiter_pool;
+  std::vector<Waiter*> m_spare_waiters;
+  /// Non-blocking requests: not yet arrived, finished and not yet answered (two buffers, so
+  /// answering allocates nothing), and those waiting for a queue entry.
   std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> m_arrivals;
   uint64_t m_arrival_seq = 0;
-  std::vector<Waiter*> m_responses;
+  /// Arrival times of those that the controllers take at their arrival (nb_transport_fw).
+  std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> m_exact_arrivals;
+  /// Requests of arrivals not yet taken, per channel: [0] reads, [1] writes.
+  std::vector<std::array<uint32_t, 2>> m_reserved;
+  uint64_t m_min_done_cycles = 0; ///< shortest command-to-data-end of any request
+  std::vector<Waiter*> m_responses, m_answering;
   std::deque<Blocked> m_blocked; ///< in order of arrival
   bool m_in_controllers = false; ///< run_controllers is running
   bool m_nonblocking = false;    ///< Granularity::Burst: blocked b_transports join m_blocked

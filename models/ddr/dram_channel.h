@@ -3,6 +3,7 @@
 #include "models/ddr/address_mapper.h"
 #include "models/ddr/dram_spec.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <deque>
@@ -87,13 +88,24 @@ public:
   /// (refreshes included) when it is next advanced or given a request.
   bool due(uint64_t cycle) const { return m_dirty || next_event() <= cycle; }
   uint64_t now() const { return m_now; }
+  /// Fewest cycles from a request's RD/WR to the end of its data burst.
+  uint64_t min_done_cycles() const { return std::min(m_rd_done_off, m_wr_done_off); }
   /// Requests waiting in the read (or write) queue.
   uint32_t queued(bool is_write) const { return is_write ? m_wq.count : m_rq.count; }
   /// Queued plus in-flight requests.
   size_t pending() const { return m_rq.count + m_wq.count + m_rd_done.size() + m_wr_done.size(); }
 
+  /// Calls on_done now, in order of their cycles, for every request whose RD/WR has issued
+  /// and whose data burst ends later: its end no longer depends on anything but that
+  /// command. on_done must not enqueue from here.
+  void deliver_issued() {
+    while (!m_rd_done.empty() || !m_wr_done.empty())
+      deliver_one();
+  }
+
   /// Called from advance_to (or enqueue) for each request whose read data burst / write
   /// data burst ended, with that cycle. It may call enqueue at done_cycle.
+  /// From deliver_issued, done_cycle may lie ahead of now().
   std::function<void(uint64_t id, uint64_t done_cycle)> on_done;
   /// Called from advance_to when a request's RD/WR issues at `cycle` and its queue entry
   /// frees (optional: lets a blocked initiator in at that cycle). It may call enqueue.

@@ -11,7 +11,7 @@ Router::Router(sc_core::sc_module_name name, const InterconnectConfig& config)
 }
 
 void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
-  m_regions.push_back({base, size, name, deferred, {}, 0, 0});
+  m_regions.push_back({base, size, name, deferred, {}, {}, 0, 0});
 }
 
 int Router::decode(uint64_t addr, uint64_t len) const {
@@ -27,9 +27,12 @@ uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay) {
   const uint64_t len = payload.get_data_length();
   // The request crosses the port after the hop; its data occupies the port for len/bw.
-  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_config.hop_latency_ps;
+  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t ready = now + to_ps(delay) + m_config.hop_latency_ps;
   const uint64_t occupancy = transfer_ps(len, m_config.port_bytes_per_s);
-  const uint64_t start = r.port.reserve(ready, occupancy);
+  const uint64_t start = m_config.granularity == Granularity::Burst
+                             ? r.calendar.reserve(ready, occupancy, now)
+                             : r.port.reserve(ready, occupancy);
   delay = ps(start) - sc_core::sc_time_stamp();
   ++r.transactions;
   r.bytes += len;
@@ -101,8 +104,9 @@ StatGroup Router::stats(uint64_t simulated_ps) const {
           "transactions routed to " + r.name);
     g.add(r.name + "_bytes", static_cast<double>(r.bytes), "bytes", "bytes routed to " + r.name);
     g.add(r.name + "_utilization",
-          simulated_ps ? static_cast<double>(r.port.busy_ps()) / simulated_ps : 0, "ratio",
-          "fraction of time the " + r.name + " port carried data");
+          simulated_ps ? static_cast<double>(r.port.busy_ps() + r.calendar.busy_ps()) / simulated_ps
+                       : 0,
+          "ratio", "fraction of time the " + r.name + " port carried data");
   }
   g.add("decode_errors", static_cast<double>(m_decode_errors), "count",
         "accesses to unmapped addresses");

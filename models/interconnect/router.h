@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/busy_calendar.h"
 #include "common/stats.h"
 #include "common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
@@ -20,6 +21,9 @@ namespace npu {
 /// Blocking and non-blocking transactions both pass: a non-blocking one to a region mapped
 /// `deferred` goes on as non-blocking and its answer comes back over the backward path;
 /// to any other region it is served by b_transport and completed in the call.
+/// On the burst path initiators book ports ahead of simulated time, out of order; a port
+/// then fills the gaps a booking ahead leaves (BusyCalendar) instead of queueing every later
+/// request behind the latest booking.
 class Router : public sc_core::sc_module {
 public:
   tlm_utils::multi_passthrough_target_socket<Router> target;       ///< initiators bind here
@@ -39,7 +43,8 @@ private:
     uint64_t size;
     std::string name;
     bool deferred;
-    BusyResource port;
+    BusyResource port;     ///< Granularity::Access64: booked in the order requests come
+    BusyCalendar calendar; ///< Granularity::Burst: requests booked ahead leave gaps to fill
     uint64_t transactions = 0;
     uint64_t bytes = 0;
   };

@@ -2,6 +2,7 @@
 # Configures and builds npusim in build/ (or $BUILD_DIR). Safe to re-run.
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   BUILD_DIR   build directory relative to the repo root (default build)
+#   UNITY       ON (default): each target compiles as one translation unit; OFF: per file
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -12,5 +13,10 @@ BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 BUILD_DIR=${BUILD_DIR:-build}
 JOBS=$(nproc 2>/dev/null || echo 2)
 
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE"
+# One translation unit per target (UNITY=OFF for one per file, as a plain cmake configure
+# gives): a cold build takes about half the CPU time. RelWithDebInfo keeps line tables only
+# (-g1: backtraces and profiles name files and lines), a quarter cheaper to compile than
+# full debug information; BUILD_TYPE=Debug has it all.
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_UNITY_BUILD="${UNITY:-ON}" \
+  -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 cmake --build "$BUILD_DIR" -j"$JOBS"

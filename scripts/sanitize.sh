@@ -23,7 +23,8 @@ flags+=" -fno-omit-frame-pointer"
 # path of a run was). No stack redzones, no such reports.
 flags+=" --param=asan-stack=0"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="" -DCMAKE_CXX_FLAGS="$flags" \
-  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" >/dev/null
+  -DCMAKE_EXE_LINKER_FLAGS="-fsanitize=address,undefined" -DCMAKE_UNITY_BUILD=ON \
+  -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 >/dev/null
 cmake --build "$build" -j"$jobs"
 
 # The sanitizers write their reports into files, one per process, printed below: the same

@@ -12,6 +12,7 @@
 
 namespace npu {
 
+using report_detail::number;
 using report_detail::ps_to_ns;
 using Json = nlohmann::ordered_json;
 
@@ -116,11 +117,6 @@ Json peaks_json(const Peaks& peaks) {
 }
 
 namespace {
-
-double number(const Json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 
 // A layer's or a group of layers' figures as the summary and layers.csv show them.
 struct LayerLine {

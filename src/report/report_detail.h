@@ -5,6 +5,7 @@
 #include "report/analysis.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdint>
@@ -13,6 +14,12 @@
 #include <vector>
 
 namespace npu::report_detail {
+
+/// `j[key]` as a number; 0 when it is missing or not a number.
+inline double number(const nlohmann::ordered_json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
+}
 
 /// One reported phase of a launch: its name and how to read it, in picoseconds.
 struct Phase {

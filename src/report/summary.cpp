@@ -16,6 +16,7 @@ namespace {
 
 using report_detail::elide;
 using report_detail::format_time;
+using report_detail::number;
 using report_detail::ps_to_ns;
 using report_detail::scale_for;
 using report_detail::TimeScale;
@@ -53,11 +54,6 @@ void print_wrapped(std::ostream& out, const std::vector<std::string>& items,
 }
 
 using Json = nlohmann::ordered_json;
-
-double number(const Json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : 0.0;
-}
 
 // Nanoseconds of the report back to the picoseconds they were made from.
 uint64_t ps_of(double ns) {

@@ -143,7 +143,9 @@ uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint64_t begin, const st
   flow.begin = begin + m_config.setup_latency_ps;
   flow.count = bursts(t);
   flow.window = in_flight(t);
-  ready(flow, flow.begin);
+  for (uint32_t i = 0; i < flow.window; ++i)
+    flow.freed.push(flow.begin);
+  ready(flow);
   m_flow_added.notify(sc_core::SC_ZERO_TIME);
   sc_core::wait(flow.done);
   if (flow.error)
@@ -151,11 +153,14 @@ uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint64_t begin, const st
   return flow.count;
 }
 
-void DmaEngine::ready(Flow& f, uint64_t at) {
-  if (f.queued || f.error || f.next == f.count || f.flying == f.window)
+void DmaEngine::ready(Flow& f) {
+  if (f.queued || f.error || f.next == f.count || f.freed.empty())
     return;
-  // The channel issues at most one burst per cycle.
-  m_ready.emplace(std::max(at, f.begin + f.next * m_period_ps), m_ready_seq++, &f);
+  // The next burst takes the place in the window that freed first; the channel issues at
+  // most one burst per cycle.
+  f.queued_at = std::max(f.freed.top(), f.begin + f.next * m_period_ps);
+  f.queued_seq = m_ready_seq++;
+  m_ready.emplace(f.queued_at, f.queued_seq, &f);
   f.queued = true;
 }
 
@@ -177,7 +182,8 @@ void DmaEngine::start_burst(Flow& f, uint64_t at) {
   slot->writing = false;
   ++f.next;
   ++f.flying;
-  ready(f, at); // while the window has room, the next burst follows at its slot
+  f.freed.pop();
+  ready(f); // while the window has room, the next burst follows at its slot
   send(*slot, at);
 }
 
@@ -221,13 +227,19 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   }
   m_free_slots.push_back(&slot);
   --f.flying;
+  f.freed.push(at);
   f.end = std::max(f.end, at);
   if (f.flying == 0 && (f.next == f.count || f.error)) {
     f.done.notify(ps(f.end) - sc_core::sc_time_stamp());
     return;
   }
+  if (f.queued && at < f.queued_at) {
+    // The place that freed now is earlier than the one the queued burst waits for.
+    m_ready.erase(Ready{f.queued_at, f.queued_seq, &f});
+    f.queued = false;
+  }
   const bool was_queued = f.queued;
-  ready(f, at);
+  ready(f);
   if (!was_queued && f.queued)
     m_flow_added.notify(sc_core::SC_ZERO_TIME);
 }
@@ -238,16 +250,16 @@ void DmaEngine::pump() {
       while (m_ready.empty())
         sc_core::wait(m_flow_added);
       const uint64_t horizon = to_ps(sc_core::sc_time_stamp()) + m_quantum_ps;
-      while (!m_ready.empty() && std::get<0>(m_ready.top()) <= horizon) {
-        const auto [at, seq, flow] = m_ready.top();
-        m_ready.pop();
+      while (!m_ready.empty() && std::get<0>(*m_ready.begin()) <= horizon) {
+        const auto [at, seq, flow] = *m_ready.begin();
+        m_ready.erase(m_ready.begin());
         start_burst(*flow, at);
       }
       if (m_ready.empty())
         continue;
       // Sleep until the next burst is a quantum away, or a burst becomes ready.
       const uint64_t now = to_ps(sc_core::sc_time_stamp());
-      sc_core::wait(ps(std::get<0>(m_ready.top()) - m_quantum_ps - now), m_flow_added);
+      sc_core::wait(ps(std::get<0>(*m_ready.begin()) - m_quantum_ps - now), m_flow_added);
     }
   });
 }

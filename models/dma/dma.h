@@ -13,6 +13,7 @@
 #include <exception>
 #include <memory>
 #include <queue>
+#include <set>
 #include <string>
 #include <tuple>
 #include <unordered_map>
@@ -105,8 +106,13 @@ private:
     uint64_t count = 0;  ///< bursts in all
     uint32_t flying = 0; ///< bursts issued and not done
     uint32_t window = 1; ///< bursts it may keep in flight
-    bool queued = false; ///< its next burst waits in m_ready
-    uint64_t end = 0;    ///< when its last burst so far was done
+    /// When each free place of the window freed up: a burst done at t frees its place at t,
+    /// even when the loop learns of it earlier (a write answered in the call).
+    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> freed;
+    bool queued = false;     ///< its next burst waits in m_ready
+    uint64_t queued_at = 0;  ///< when that burst issues
+    uint64_t queued_seq = 0; ///< its order in m_ready
+    uint64_t end = 0;        ///< when its last burst so far was done
     std::exception_ptr error;
     sc_core::sc_event done;
   };
@@ -129,8 +135,9 @@ private:
   /// times, up to one quantum ahead of simulated time (a target books its port in the order
   /// requests come, so requests far ahead would delay other initiators' earlier ones).
   void pump();
-  /// Queues the next burst of `flow` if it may issue, at `at` or its slot.
-  void ready(Flow& flow, uint64_t at);
+  /// Queues the next burst of `flow` if a place in its window is free, at the time that
+  /// place freed or at the burst's slot, whichever is later.
+  void ready(Flow& flow);
   void start_burst(Flow& flow, uint64_t at);
   /// Sends the slot's read (or write) at `at`.
   void send(Slot& slot, uint64_t at);
@@ -143,7 +150,7 @@ private:
 
   DmaConfig m_config;
   Granularity m_granularity;
-  std::priority_queue<Ready, std::vector<Ready>, std::greater<>> m_ready;
+  std::set<Ready> m_ready; ///< a set: a burst queued again leaves its earlier entry
   uint64_t m_ready_seq = 0;
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;

@@ -1,9 +1,9 @@
 // The two data paths (interconnect.granularity): every reference testbench on every
 // reference config runs on the 64-byte path and twice on the burst path. The burst path is
 // deterministic, moves exactly the same bytes and launches, and its simulated time is
-// within 2.5% of the 64-byte path's. Measured: within 0.62% on 31 of the 33 runs, -1.25% on
-// bert_base_layer and -2.39% on multi_stream, both on datacenter-gpu; mobilenetv2_b1 there,
-// 5.2% slower while ports booked in the order requests came, is within 0.3%.
+// within 1% of the 64-byte path's. Measured: 26 of the 33 runs within 0.3%; the largest,
+// +0.90% on mobilenetv2_b1 and -0.81% on bert_base_layer (datacenter-gpu) and -0.87% on hello
+// (edge-npu), come from the order in which concurrent transfers' bursts meet in the DRAM.
 #include "tests/integration/determinism.h"
 
 #include <cmath>
@@ -40,7 +40,7 @@ TEST_P(GranularityTest, BurstPathAgreesWithThe64BytePath) {
   EXPECT_EQ(block_stat(coarse, "dma", "bytes"), block_stat(fine, "dma", "bytes"));
   const double t64 = fine.at("sim").at("simulated_ns").get<double>();
   const double tb = coarse.at("sim").at("simulated_ns").get<double>();
-  EXPECT_LE(std::abs(tb - t64), 0.025 * t64) << "64B path " << t64 << " ns, burst path " << tb;
+  EXPECT_LE(std::abs(tb - t64), 0.01 * t64) << "64B path " << t64 << " ns, burst path " << tb;
 }
 
 INSTANTIATE_TEST_SUITE_P(Reference, GranularityTest, ::testing::ValuesIn(reference_pairs()),

@@ -133,6 +133,53 @@ TEST_P(DmaPath, DdrToDdrCopyIsBoundByTheDdrChannel) {
   EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
 }
 
+// DMA -> router -> DDR and SRAM on one data path; `run` times one copy into SRAM.
+struct CopyBench {
+  PlatformConfig config;
+  Router router;
+  Ddr ddr;
+  Sram sram;
+  DmaEngine dma;
+  CopyBench(const std::string& name, const std::string& yaml)
+      : config(config_from_yaml(yaml)), router((name + "_router").c_str(), config.interconnect),
+        ddr((name + "_ddr").c_str(), config.ddr, config.interconnect.granularity),
+        sram((name + "_sram").c_str(), config.sram),
+        dma((name + "_dma").c_str(), config.dma, config.interconnect.granularity) {
+    const bool burst = config.interconnect.granularity == Granularity::Burst;
+    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr", burst);
+    router.initiator.bind(ddr.socket);
+    router.map(address_map::kSramBase, config.sram.size_bytes, "sram");
+    router.initiator.bind(sram.socket);
+    dma.socket.bind(router.target);
+  }
+  void run(uint64_t bytes, uint64_t& elapsed_ps) {
+    const uint64_t start = now_ps();
+    dma.copy(address_map::kSramBase, 0x100000, bytes, "copy", NpuExtension{});
+    elapsed_ps = now_ps() - start;
+  }
+};
+
+// One transfer alone meets no other traffic, so both paths time it to the picosecond (two
+// platforms side by side in one simulation). A place in the window frees when its burst's
+// write is done, also on the burst path, where the write to SRAM is answered (with its end
+// ahead) as soon as the read data is in.
+TEST(Dma, OneTransferTakesTheSameTimeOnBothPaths) {
+  test::use_ps_resolution();
+  const std::string rest = ", hop_latency: 40ns, bandwidth: 1TB/s}\n"
+                           "ddr: {preset: HBM2E, channels: 64, controller_latency: 200ns}\n"
+                           "dma: {outstanding: 16, burst: 256B}\nsram: {latency: 30}\n";
+  CopyBench fine("fine", "name: t\ninterconnect: {granularity: 64B" + rest);
+  CopyBench coarse("coarse", "name: t\ninterconnect: {granularity: burst" + rest);
+  uint64_t t64 = 0, tb = 0;
+  const uint64_t bytes = 64 << 10; // 256 bursts, 16 at a time
+  TestThread a("a", [&] { fine.run(bytes, t64); });
+  TestThread b("b", [&] { coarse.run(bytes, tb); });
+  sc_core::sc_start();
+  ASSERT_TRUE(a.finished() && b.finished()) << test::failure_message().value_or("");
+  EXPECT_GT(t64, 0u);
+  EXPECT_EQ(tb, t64) << "64B path " << t64 << " ps, burst path " << tb << " ps";
+}
+
 // A channel keeps `outstanding` bursts in flight, as many as its read buffer holds:
 // short rows make short bursts, and more of those fit.
 TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {

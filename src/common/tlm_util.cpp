@@ -44,6 +44,10 @@ std::exception_ptr simulation_failure() {
   return g_failure;
 }
 
+void clear_simulation_failure() {
+  g_failure = nullptr;
+}
+
 namespace {
 
 void live_threads(const std::vector<sc_core::sc_object*>& objects,

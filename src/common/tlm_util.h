@@ -163,6 +163,8 @@ namespace npu {
 void guarded(const std::function<void()>& body);
 /// The first exception a guarded process threw, if any.
 std::exception_ptr simulation_failure();
+/// Forgets that exception, for a new simulation context in the same process (tests).
+void clear_simulation_failure();
 /// Kills every SystemC thread still suspended in wait() so that its stack unwinds and
 /// the destructors of its locals run. Call once sc_start has returned paused, before
 /// the blocks are destroyed; a no-op before the first sc_start and after sc_stop.

@@ -19,6 +19,7 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
     };
   }
   m_reserved.resize(m_channels.size());
+  m_blocked.resize(m_channels.size() * 2);
   m_min_done_cycles = m_channels.front()->min_done_cycles();
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
@@ -94,17 +95,12 @@ void Ddr::run_controllers() {
       ch->deliver_issued();
   }
   // Requests waiting for a queue entry take the ones freed up to now, in order of arrival.
-  for (size_t i = 0; i < m_blocked.size();) {
-    if (admit(m_blocked[i], now))
-      m_blocked.erase(m_blocked.begin() + static_cast<std::ptrdiff_t>(i));
-    else
-      ++i;
-  }
+  admit_blocked(now);
   for (auto& ch : m_channels) {
     // Wake for the next completion only; the commands before it are replayed by the
     // next advance (an arrival advances its channel first). Requests waiting for a
     // queue entry need the exact cycle a command frees one.
-    const bool exact = m_room_waiters > 0 || !m_blocked.empty();
+    const bool exact = m_room_waiters > 0 || m_blocked_count > 0;
     next = std::min(next, exact ? ch->next_event() : ch->next_completion_bound());
   }
   m_answering.swap(m_responses);
@@ -180,7 +176,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     if (!ch.can_accept(is_write) && m_nonblocking) {
       // Queue full: wait in line with the non-blocking requests (admit() queues the rest).
       ++waiter.remaining;
-      m_blocked.push_back(Blocked{&waiter, a, addr + len, is_write});
+      block(Blocked{&waiter, a, addr + len, is_write, m_mapper.channel_of(a)});
       break;
     }
     if (!ch.can_accept(is_write)) {
@@ -220,7 +216,7 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
   const uint64_t arrival = to_ps(sc_core::sc_time_stamp() + delay);
   // An arrival that may find a full queue is taken at its time, so that it waits in line
   // from the right cycle; one that surely finds room may be taken late.
-  const bool exact = !reserve(payload, +1) || !m_blocked.empty() || m_room_waiters > 0;
+  const bool exact = !reserve(payload, +1) || m_blocked_count > 0 || m_room_waiters > 0;
   m_arrivals.emplace(arrival, m_arrival_seq++, &payload);
   if (exact)
     m_exact_arrivals.push(arrival);
@@ -245,6 +241,46 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
   return room;
 }
 
+void Ddr::block(Blocked b) {
+  b.seq = m_blocked_seq++;
+  m_blocked[b.channel * 2 + b.is_write].emplace(b.seq, b);
+  ++m_blocked_count;
+}
+
+void Ddr::admit_blocked(uint64_t cycle) {
+  if (m_blocked_count == 0)
+    return;
+  // Queues only fill during the pass, so a line whose queue is full at its start waits it
+  // out; the others are served oldest request first across lines.
+  auto room = [&](size_t line) {
+    DramChannel& ch = *m_channels[line / 2];
+    if (cycle > ch.now())
+      ch.advance_to(cycle);
+    return ch.can_accept(line % 2 == 1);
+  };
+  std::priority_queue<std::pair<uint64_t, size_t>, std::vector<std::pair<uint64_t, size_t>>,
+                      std::greater<>>
+      heads;
+  for (size_t line = 0; line < m_blocked.size(); ++line)
+    if (!m_blocked[line].empty() && room(line))
+      heads.emplace(m_blocked[line].begin()->first, line);
+  while (!heads.empty()) {
+    const size_t line = heads.top().second;
+    heads.pop();
+    auto& waiting = m_blocked[line];
+    Blocked b = waiting.begin()->second;
+    waiting.erase(waiting.begin());
+    --m_blocked_count;
+    if (!admit(b, cycle)) {
+      // Stopped by another full queue (or this one, now full): it keeps its place in line.
+      m_blocked[b.channel * 2 + b.is_write].emplace(b.seq, b);
+      ++m_blocked_count;
+    }
+    if (!waiting.empty() && room(line))
+      heads.emplace(waiting.begin()->first, line);
+  }
+}
+
 void Ddr::take_arrivals(uint64_t until_ps) {
   while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= until_ps) {
     const auto [at, seq, payload] = m_arrivals.top();
@@ -266,18 +302,21 @@ void Ddr::accept(tlm::tlm_generic_payload& payload, uint64_t cycle) {
   Blocked b{waiter, payload.get_address() / access * access,
             payload.get_address() + payload.get_data_length(), payload.is_write()};
   if (!admit(b, cycle))
-    m_blocked.push_back(b);
+    block(b);
 }
 
 bool Ddr::admit(Blocked& b, uint64_t cycle) {
   const uint64_t end = b.end;
   const bool is_write = b.is_write;
   for (; b.next < end; b.next += m_config.spec.access_bytes) {
-    DramChannel& ch = *m_channels[m_mapper.channel_of(b.next)];
+    const uint32_t c = m_mapper.channel_of(b.next);
+    DramChannel& ch = *m_channels[c];
     if (cycle > ch.now())
       ch.advance_to(cycle);
-    if (!ch.can_accept(is_write))
+    if (!ch.can_accept(is_write)) {
+      b.channel = c;
       return false;
+    }
     ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
   }
   if (--b.waiter->remaining == 0)

@@ -15,6 +15,7 @@
 #include <array>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <queue>
 #include <tuple>
@@ -69,6 +70,8 @@ private:
     uint64_t next; ///< address of its first request not yet queued
     uint64_t end;  ///< one past its last byte
     bool is_write;
+    uint32_t channel = 0; ///< channel whose full queue stops it
+    uint64_t seq = 0;     ///< order of arrival among blocked requests
   };
   /// Queues the 64-byte requests of a non-blocking request that arrived at `cycle`.
   void accept(tlm::tlm_generic_payload& payload, uint64_t cycle);
@@ -125,7 +128,16 @@ private:
   std::vector<std::array<uint32_t, 2>> m_reserved;
   uint64_t m_min_done_cycles = 0; ///< shortest command-to-data-end of any request
   std::vector<Waiter*> m_responses, m_answering;
-  std::deque<Blocked> m_blocked; ///< in order of arrival
+  /// Requests waiting for a queue entry, per line [channel * 2 + is_write], by order of
+  /// arrival: a line is looked at only when its queue has room.
+  std::vector<std::map<uint64_t, Blocked>> m_blocked;
+  size_t m_blocked_count = 0;
+  uint64_t m_blocked_seq = 0;
+  /// Puts a newly blocked request (its channel set) in its line, after every earlier one.
+  void block(Blocked b);
+  /// Lets blocked requests take the queue entries free at `cycle`, oldest first, as one
+  /// pass over them all in order of arrival would.
+  void admit_blocked(uint64_t cycle);
   bool m_in_controllers = false; ///< run_controllers is running
   bool m_nonblocking = false;    ///< Granularity::Burst: blocked b_transports join m_blocked
   uint64_t m_last_cycle = 0;     ///< cycle of the controllers' latest run

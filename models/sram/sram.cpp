@@ -35,7 +35,6 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
     return;
   }
   // Count words per bank; the access takes as many cycles as its busiest bank.
-  std::fill(m_beats.begin(), m_beats.end(), 0);
   const uint64_t w = m_config.bank_width_bytes;
   const uint64_t first = addr / w;
   const uint64_t last = (addr + len - 1) / w;
@@ -47,6 +46,8 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   } else {
     for (uint64_t word = first; word <= last; ++word)
       busiest = std::max(busiest, ++m_beats[word % m_config.banks]);
+    for (uint64_t word = first; word <= last; ++word)
+      m_beats[word % m_config.banks] = 0; // clean for the next access
   }
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
   auto port = std::min_element(

@@ -54,7 +54,8 @@ void DramChannel::enqueue(const DramRequest& r, uint64_t cycle) {
   DramBankRequests& b = m_queues.banks[e.bank];
   if (m_timing.bank(e.bank).open_row == e.row)
     ++(e.is_write ? b.hits_wr : b.hits_rd);
-  const bool offered = e.is_write == m_queues.write_mode && m_scheduler->offer(slot);
+  const bool offered =
+      e.is_write == m_queues.write_mode && scheduler([&](auto& s) { return s.offer(slot); });
   if (m_dirty || next_write_mode() != m_queues.write_mode) {
     m_dirty = true;
     rescan(); // rebuilds every bank's choice if the mode changes
@@ -73,7 +74,8 @@ void DramChannel::reconsider_bank(uint32_t bank) {
     return;
   }
   DramCandidate c;
-  if (m_scheduler->bank_candidate(bank, limits(), c) && DramCandidate::better(c, m_best)) {
+  if (scheduler([&](auto& s) { return s.bank_candidate(bank, limits(), c); }) &&
+      DramCandidate::better(c, m_best)) {
     m_best = c;
     m_next_decision = std::min(m_next_decision, c.cycle);
   }
@@ -92,19 +94,22 @@ void DramChannel::rescan() {
   const bool mode = next_write_mode();
   if (mode != m_queues.write_mode) {
     m_queues.write_mode = mode;
-    m_scheduler->rebuild();
+    scheduler([](auto& s) { s.rebuild(); });
   }
-  DramCandidate best;
-  const uint64_t next_due = m_refresh->propose(m_timing, m_floor, best);
-  m_best = m_scheduler->choose(best, limits());
-  m_next_decision = std::min(m_best.cycle, next_due);
+  m_best = DramCandidate{};
+  if (m_refresh->any_held())
+    m_refresh->propose(m_timing, m_floor, m_best);
+  scheduler([&](auto& s) { s.choose(m_best, limits()); });
+  m_next_decision = std::min(m_best.cycle, m_refresh->next_due());
 }
 
 void DramChannel::decide(uint64_t cycle) {
   m_now = cycle;
   m_floor = std::max(m_floor, cycle);
-  if (m_refresh->poll(cycle))
+  if (cycle >= m_refresh->next_due()) {
+    m_refresh->poll(cycle);
     m_dirty = true;
+  }
   if (m_dirty)
     rescan();
   if (m_best.cycle == cycle) {
@@ -126,7 +131,7 @@ void DramChannel::skip_idle_refreshes(uint64_t cycle) {
     uint64_t t = 0;
     // A tie between ranks goes to decide(), which orders them; a REF that would wait for
     // a bank too.
-    if (!m_refresh->next_due(r, t) || t > cycle || t < m_floor || m_timing.refresh_ready(r) > t)
+    if (!m_refresh->first_due(r, t) || t > cycle || t < m_floor || m_timing.refresh_ready(r) > t)
       return;
     issue_ref(r, t);
     m_now = t;
@@ -231,7 +236,7 @@ void DramChannel::issue_act(const DramEntry& e, int32_t slot, uint64_t t) {
   b.hits_wr = m_queues.count_row(e.bank, true, e.row);
   ++m_stats.activates;
   log(DramCommand::ACT, t, e.bank, e.row, e.column);
-  m_scheduler->update_bank(e.bank);
+  scheduler([&](auto& s) { s.update_bank(e.bank); });
 }
 
 void DramChannel::forget_row(uint32_t bank) {
@@ -245,7 +250,7 @@ void DramChannel::forget_row(uint32_t bank) {
 void DramChannel::issue_pre(uint32_t bank, uint64_t t) {
   if (m_timing.precharge(bank, t))
     forget_row(bank);
-  m_scheduler->update_bank(bank);
+  scheduler([&](auto& s) { s.update_bank(bank); });
 }
 
 void DramChannel::issue_prea(uint32_t rank, uint64_t t) {
@@ -254,9 +259,9 @@ void DramChannel::issue_prea(uint32_t rank, uint64_t t) {
   for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i) {
     if (m_timing.precharge(i, t)) {
       forget_row(i);
-      m_scheduler->update_bank(i);
+      scheduler([&](auto& s) { s.update_bank(i); });
     } else {
-      m_scheduler->retime_bank(i);
+      scheduler([&](auto& s) { s.retime_bank(i); });
     }
   }
 }
@@ -265,7 +270,7 @@ void DramChannel::issue_ref(uint32_t rank, uint64_t t) {
   const uint32_t first = rank * m_timing.banks_per_rank();
   m_timing.refresh(rank, t);
   for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i)
-    m_scheduler->retime_bank(i);
+    scheduler([&](auto& s) { s.retime_bank(i); });
   m_refresh->on_refresh(rank);
   ++m_stats.refreshes;
   log(DramCommand::REF, t, first, 0, 0);
@@ -286,7 +291,7 @@ void DramChannel::count_outcome(DramOutcome outcome) {
   }
 }
 
-void DramChannel::record_read(const DramEntry& e, uint64_t done) {
+inline void DramChannel::record_read(const DramEntry& e, uint64_t done) {
   m_rd_done.push_back({e.id, done});
   ++m_stats.reads;
   const uint64_t latency = done - e.arrival;
@@ -315,7 +320,9 @@ void DramChannel::issue_cas(bool is_write, int32_t slot, uint64_t t) {
     record_read(e, t + m_timing.read_done_cycles());
   }
   m_stats.data_bus_busy_cycles += m_timing.burst_cycles();
-  const bool auto_pre = m_page_policy->auto_precharge(b.hits_rd > 0 || b.hits_wr > 0);
+  const bool auto_pre =
+      std::visit([&](const auto& p) { return p.auto_precharge(b.hits_rd > 0 || b.hits_wr > 0); },
+                 m_page_policy);
   log(auto_pre ? (is_write ? DramCommand::WRA : DramCommand::RDA)
                : (is_write ? DramCommand::WR : DramCommand::RD),
       t, e.bank, e.row, e.column);
@@ -323,7 +330,7 @@ void DramChannel::issue_cas(bool is_write, int32_t slot, uint64_t t) {
     m_timing.auto_precharge(e.bank);
     forget_row(e.bank);
   }
-  m_scheduler->update_bank(e.bank);
+  scheduler([&](auto& s) { s.update_bank(e.bank); });
   if (on_dequeue) {
     // The callback may enqueue: leave the scheduler consistent first.
     m_floor = t + 1;

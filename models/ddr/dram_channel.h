@@ -15,6 +15,8 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -143,6 +145,10 @@ private:
   };
 
   bool next_write_mode() const;
+  /// Calls `f` with the scheduler, as its own class.
+  template <class F> decltype(auto) scheduler(F&& f) {
+    return std::visit(std::forward<F>(f), m_scheduler);
+  }
   DramIssueLimits limits() const { return {m_floor, m_refresh->held(), m_refresh->any_held()}; }
   /// Enqueue's fast path: only the new request's bank changed its choice.
   void reconsider_bank(uint32_t bank);
@@ -172,8 +178,8 @@ private:
 
   DramTimingState m_timing;
   DramQueues m_queues;
-  std::unique_ptr<DramScheduler> m_scheduler;
-  std::unique_ptr<DramPagePolicy> m_page_policy;
+  DramSchedulers m_scheduler;
+  DramPagePolicies m_page_policy;
   std::unique_ptr<RefreshPolicy> m_refresh;
   std::deque<Completion> m_rd_done, m_wr_done;
   uint64_t m_seq = 0;

@@ -2,7 +2,7 @@
 
 #include "models/ddr/dram_spec.h"
 
-#include <memory>
+#include <variant>
 
 namespace npu {
 
@@ -27,10 +27,14 @@ public:
   bool auto_precharge(bool row_wanted) const override { return !row_wanted; }
 };
 
-inline std::unique_ptr<DramPagePolicy> make_page_policy(DramControllerConfig::PagePolicy p) {
+/// The page policies; the controller calls the one it holds through std::visit, once per
+/// RD/WR, straight to its class.
+using DramPagePolicies = std::variant<OpenPagePolicy, ClosedPagePolicy>;
+
+inline DramPagePolicies make_page_policy(DramControllerConfig::PagePolicy p) {
   if (p == DramControllerConfig::PagePolicy::Closed)
-    return std::make_unique<ClosedPagePolicy>();
-  return std::make_unique<OpenPagePolicy>();
+    return ClosedPagePolicy{};
+  return OpenPagePolicy{};
 }
 
 } // namespace npu

@@ -4,42 +4,36 @@
 #include <limits>
 
 namespace npu {
-namespace {
-
-constexpr uint64_t kNever = std::numeric_limits<uint64_t>::max();
-
-} // namespace
-
-uint64_t NoRefresh::propose(const DramTimingState&, uint64_t, DramCandidate&) const {
-  return kNever;
-}
 
 AllBankRefresh::AllBankRefresh(const DramSpec& spec)
     : RefreshPolicy(spec.ranks), m_refi(spec.t.REFI), m_due(spec.ranks) {
   for (uint32_t r = 0; r < spec.ranks; ++r)
     m_due[r] = uint64_t{spec.t.REFI} * (r + 1) / spec.ranks;
+  update_next_due();
 }
 
-bool AllBankRefresh::poll(uint64_t cycle) {
-  bool changed = false;
+void AllBankRefresh::update_next_due() {
+  m_next_due = std::numeric_limits<uint64_t>::max();
+  for (size_t r = 0; r < m_due.size(); ++r)
+    if (!m_held[r])
+      m_next_due = std::min(m_next_due, m_due[r]);
+}
+
+void AllBankRefresh::poll(uint64_t cycle) {
   for (size_t r = 0; r < m_due.size(); ++r) {
     if (!m_held[r] && m_due[r] <= cycle) {
       m_held[r] = 1;
       m_any_held = true;
-      changed = true;
     }
   }
-  return changed;
+  update_next_due();
 }
 
-uint64_t AllBankRefresh::propose(const DramTimingState& timing, uint64_t floor,
-                                 DramCandidate& best) const {
-  uint64_t next_due = kNever;
+void AllBankRefresh::propose(const DramTimingState& timing, uint64_t floor,
+                             DramCandidate& best) const {
   for (uint32_t r = 0; r < m_due.size(); ++r) {
-    if (!m_held[r]) {
-      next_due = std::min(next_due, m_due[r]);
+    if (!m_held[r])
       continue;
-    }
     DramCandidate c;
     c.prio = 0;
     c.rank = r;
@@ -55,16 +49,16 @@ uint64_t AllBankRefresh::propose(const DramTimingState& timing, uint64_t floor,
     if (DramCandidate::better(c, best))
       best = c;
   }
-  return next_due;
 }
 
 void AllBankRefresh::on_refresh(uint32_t rank) {
   m_held[rank] = 0;
   m_due[rank] += m_refi;
   m_any_held = std::any_of(m_held.begin(), m_held.end(), [](uint8_t h) { return h != 0; });
+  update_next_due();
 }
 
-bool AllBankRefresh::next_due(uint32_t& rank, uint64_t& cycle) const {
+bool AllBankRefresh::first_due(uint32_t& rank, uint64_t& cycle) const {
   // The rank due first; a tie between ranks goes to the scheduler, which orders them.
   uint32_t r = 0;
   bool tie = false;

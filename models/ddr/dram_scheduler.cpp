@@ -140,8 +140,8 @@ bool BankQueueScheduler<kRowHitsFirst>::bank_candidate(uint32_t bank, const Dram
 }
 
 template <bool kRowHitsFirst>
-DramCandidate BankQueueScheduler<kRowHitsFirst>::choose(DramCandidate best,
-                                                        const DramIssueLimits& limits) const {
+void BankQueueScheduler<kRowHitsFirst>::choose(DramCandidate& best,
+                                               const DramIssueLimits& limits) const {
   // The hot loop: compare (cycle, priority, age) without building candidates.
   uint64_t best_cycle = best.cycle;
   int best_prio = best.prio;
@@ -171,22 +171,20 @@ DramCandidate BankQueueScheduler<kRowHitsFirst>::choose(DramCandidate best,
   }
   if (chosen)
     fill(*chosen, best_cycle, best);
-  return best;
 }
 
 template class BankQueueScheduler<true>;
 template class BankQueueScheduler<false>;
 
-std::unique_ptr<DramScheduler> make_dram_scheduler(DramControllerConfig::Scheduler kind,
-                                                   const DramTimingState& timing,
-                                                   const DramQueues& queues) {
+DramSchedulers make_dram_scheduler(DramControllerConfig::Scheduler kind,
+                                   const DramTimingState& timing, const DramQueues& queues) {
   switch (kind) {
   case DramControllerConfig::Scheduler::Fcfs:
-    return std::make_unique<FcfsScheduler>(timing, queues);
+    return DramSchedulers(std::in_place_type<FcfsScheduler>, timing, queues);
   case DramControllerConfig::Scheduler::FrFcfs:
     break;
   }
-  return std::make_unique<FrFcfsScheduler>(timing, queues);
+  return DramSchedulers(std::in_place_type<FrFcfsScheduler>, timing, queues);
 }
 
 } // namespace npu

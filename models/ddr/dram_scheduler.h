@@ -6,7 +6,7 @@
 
 #include <cstdint>
 #include <limits>
-#include <memory>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -56,8 +56,8 @@ public:
   /// The bank's choice and the earliest cycle it may issue; false when none or held.
   virtual bool bank_candidate(uint32_t bank, const DramIssueLimits& limits,
                               DramCandidate& out) const = 0;
-  /// The best of `best` (a refresh command, or none) and every bank's choice.
-  virtual DramCandidate choose(DramCandidate best, const DramIssueLimits& limits) const = 0;
+  /// Replaces `best` (a refresh command, or none) by a bank's choice that beats it.
+  virtual void choose(DramCandidate& best, const DramIssueLimits& limits) const = 0;
 };
 
 /// Keeps one choice per bank up to date as requests arrive and commands issue, so that a
@@ -75,7 +75,7 @@ public:
   void retime_bank(uint32_t bank) override;
   bool bank_candidate(uint32_t bank, const DramIssueLimits& limits,
                       DramCandidate& out) const override;
-  DramCandidate choose(DramCandidate best, const DramIssueLimits& limits) const override;
+  void choose(DramCandidate& best, const DramIssueLimits& limits) const override;
 
 private:
   using Kind = DramTimingState::Kind;
@@ -103,9 +103,13 @@ private:
 using FrFcfsScheduler = BankQueueScheduler<true>;
 using FcfsScheduler = BankQueueScheduler<false>;
 
+/// The schedulers that DramControllerConfig can choose. The controller holds one and calls
+/// it through std::visit: straight to the final class, so the calls of every request can be
+/// inlined. A new scheduler implements DramScheduler and joins this list and the factory.
+using DramSchedulers = std::variant<FrFcfsScheduler, FcfsScheduler>;
+
 /// The scheduler `kind` over `timing` and `queues` (which must outlive it).
-std::unique_ptr<DramScheduler> make_dram_scheduler(DramControllerConfig::Scheduler kind,
-                                                   const DramTimingState& timing,
-                                                   const DramQueues& queues);
+DramSchedulers make_dram_scheduler(DramControllerConfig::Scheduler kind,
+                                   const DramTimingState& timing, const DramQueues& queues);
 
 } // namespace npu

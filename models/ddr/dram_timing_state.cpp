@@ -9,10 +9,6 @@ uint64_t at_least(int64_t v, int64_t min) {
   return static_cast<uint64_t>(std::max(v, min));
 }
 
-void raise_to(uint64_t& timer, uint64_t t) {
-  timer = std::max(timer, t);
-}
-
 } // namespace
 
 const char* dram_command_name(DramCommand c) {
@@ -72,67 +68,10 @@ uint64_t DramTimingState::refresh_ready(uint32_t rank) const {
   return t;
 }
 
-void DramTimingState::activate(uint32_t bank, uint64_t row, uint64_t t) {
-  Bank& b = m_banks[bank];
-  Group& g = m_groups[b.group];
-  Rank& rk = m_ranks[b.rank];
-  b.open_row = row;
-  ++rk.open_banks;
-  raise_to(b.next[kAct], t + m_t.RC);
-  raise_to(b.next[kPre], t + m_t.RAS);
-  raise_to(b.next[kRd], t + m_t.RCD);
-  raise_to(b.next[kWr], t + m_t.RCD);
-  raise_to(g.next[kAct], t + m_t.RRD_L);
-  rk.acts[rk.act_head] = t;
-  rk.act_head = (rk.act_head + 1) % 4;
-  ++rk.act_count;
-  raise_to(rk.next[kAct], t + m_t.RRD_S);
-  if (rk.act_count >= 4) // the oldest of the last four ACTs opens the window
-    raise_to(rk.next[kAct], rk.acts[rk.act_head] + m_t.FAW);
-}
-
-bool DramTimingState::close(uint32_t bank) {
-  Bank& b = m_banks[bank];
-  if (b.open_row == kNoRow)
-    return false;
-  b.open_row = kNoRow;
-  --m_ranks[b.rank].open_banks;
-  return true;
-}
-
-bool DramTimingState::precharge(uint32_t bank, uint64_t t) {
-  raise_to(m_banks[bank].next[kAct], t + m_t.RP);
-  return close(bank);
-}
-
 void DramTimingState::refresh(uint32_t rank, uint64_t t) {
   const size_t first = size_t{rank} * m_banks_per_rank;
   for (size_t i = first; i < first + m_banks_per_rank; ++i)
     raise_to(m_banks[i].next[kAct], t + m_t.RFC);
-}
-
-void DramTimingState::column(uint32_t bank, bool is_write, uint64_t t) {
-  Bank& b = m_banks[bank];
-  Group& g = m_groups[b.group];
-  Rank& rk = m_ranks[b.rank];
-  if (is_write) {
-    raise_to(g.next[kWr], t + m_t.CCD_L);
-    raise_to(rk.next[kWr], t + m_t.CCD_S);
-    raise_to(g.next[kRd], t + m_wr_to_rd_l);
-    raise_to(rk.next[kRd], t + m_wr_to_rd_s);
-    raise_to(b.next[kPre], t + m_wr_to_pre);
-  } else {
-    raise_to(g.next[kRd], t + m_t.CCD_L);
-    raise_to(rk.next[kRd], t + m_t.CCD_S);
-    raise_to(rk.next[kWr], t + m_rd_to_wr);
-    raise_to(b.next[kPre], t + m_t.RTP);
-  }
-  for (Rank& other : m_ranks) {
-    if (&other == &rk)
-      continue;
-    raise_to(other.next[kRd], t + (is_write ? m_rank_wr_to_rd : m_rank_rd_to_rd));
-    raise_to(other.next[kWr], t + (is_write ? m_rank_wr_to_wr : m_rank_rd_to_wr));
-  }
 }
 
 void DramTimingState::auto_precharge(uint32_t bank) {

@@ -41,6 +41,9 @@ std::vector<DramField> read_mapping(cfg::Section& s, const DramSpec& spec, std::
 
 DramControllerConfig read_controller(cfg::Section& s) {
   DramControllerConfig c;
+  c.scheduler = s.choice("scheduler", "frfcfs", {"frfcfs", "fcfs"}) == "fcfs"
+                    ? DramControllerConfig::Scheduler::Fcfs
+                    : DramControllerConfig::Scheduler::FrFcfs;
   c.page_policy = s.choice("page_policy", "open", {"open", "closed"}) == "closed"
                       ? DramControllerConfig::PagePolicy::Closed
                       : DramControllerConfig::PagePolicy::Open;

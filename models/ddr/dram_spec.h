@@ -57,9 +57,12 @@ struct DramSpec {
   uint64_t channel_bytes() const { return uint64_t{ranks} * banks() * rows * row_bytes(); }
 };
 
-/// How the controller runs: queues, page policy, write draining, refresh.
+/// How the controller runs: scheduler, queues, page policy, write draining, refresh.
 struct DramControllerConfig {
   enum class PagePolicy { Open, Closed };
+  /// FR-FCFS: ready row hits first, then oldest; FCFS: oldest per bank, by age alone.
+  enum class Scheduler { FrFcfs, Fcfs };
+  Scheduler scheduler = Scheduler::FrFcfs;
   uint32_t read_queue = 32;  ///< read-queue entries
   uint32_t write_queue = 32; ///< write-queue entries
   double write_high = 0.8;   ///< start draining writes at this fill of the write queue

@@ -39,7 +39,10 @@ TEST(DdrConfig, DefaultsGiveTheControllerItsSpecMappingAndQueues) {
   EXPECT_DOUBLE_EQ(c.controller.write_high, 0.8);
   EXPECT_DOUBLE_EQ(c.controller.write_low, 0.2);
   EXPECT_EQ(c.controller.page_policy, DramControllerConfig::PagePolicy::Open);
+  EXPECT_EQ(c.controller.scheduler, DramControllerConfig::Scheduler::FrFcfs);
   EXPECT_TRUE(c.controller.refresh);
+  EXPECT_EQ(read_text("ddr: {scheduler: fcfs}\n").ddr.controller.scheduler,
+            DramControllerConfig::Scheduler::Fcfs);
   // The older keys keep their values.
   EXPECT_EQ(c.row_bytes, 2048u);
   EXPECT_EQ(c.banks, 8u);
@@ -142,6 +145,10 @@ TEST(DdrConfig, StrictErrorsNameTheKey) {
   EXPECT_TRUE(has(e, "ddr.write_low")) << e;
   e = error_of("ddr: {page_policy: shut}\n");
   EXPECT_TRUE(has(e, "ddr.page_policy")) << e;
+  e = error_of("ddr: {scheduler: fr-fcfs}\n");
+  EXPECT_TRUE(has(e, "t.yaml:1:")) << e;
+  EXPECT_TRUE(has(e, "ddr.scheduler")) << e;
+  EXPECT_TRUE(has(e, "did you mean 'frfcfs'")) << e;
   e = error_of("ddr: {read_queue: 0}\n");
   EXPECT_TRUE(has(e, "ddr.read_queue")) << e;
   e = error_of("ddr: {preset: DDR4-3200, bus_width: 24}\n");

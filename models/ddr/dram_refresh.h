@@ -1,0 +1,75 @@
+#pragma once
+
+#include "models/ddr/dram_scheduler.h"
+#include "models/ddr/dram_spec.h"
+#include "models/ddr/dram_timing_state.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace npu {
+
+/// When each rank refreshes. A rank whose refresh is due is held: it issues nothing but
+/// the refresh's commands (PREA while banks are open, then REF) until its REF issues.
+class RefreshPolicy {
+public:
+  explicit RefreshPolicy(uint32_t ranks) : m_held(ranks, 0) {}
+  virtual ~RefreshPolicy() = default;
+
+  /// Holds every rank whose refresh is due at or before `cycle` (>= next_due()).
+  virtual void poll(uint64_t cycle) = 0;
+  /// Puts the refresh command of a held rank into `best` where it beats it (prio 0).
+  virtual void propose(const DramTimingState& timing, uint64_t floor,
+                       DramCandidate& best) const = 0;
+  /// The REF of `rank` issued; the rank is free again.
+  virtual void on_refresh(uint32_t rank) = 0;
+  /// With no rank held and every bank closed: the rank whose refresh falls due first and
+  /// when; false when none is due or two are due at once.
+  virtual bool first_due(uint32_t& rank, uint64_t& cycle) const = 0;
+
+  /// The next cycle at which a rank that is not held falls due (UINT64_MAX: none). Kept
+  /// here, with the held ranks, so that the controller asks the policy only when needed.
+  uint64_t next_due() const { return m_next_due; }
+  /// Per rank: nonzero while it waits for its refresh.
+  const uint8_t* held() const { return m_held.data(); }
+  bool any_held() const { return m_any_held; }
+
+protected:
+  std::vector<uint8_t> m_held;
+  bool m_any_held = false;
+  uint64_t m_next_due = UINT64_MAX;
+};
+
+/// No refresh (`refresh: false`).
+class NoRefresh final : public RefreshPolicy {
+public:
+  using RefreshPolicy::RefreshPolicy;
+  void poll(uint64_t) override {}
+  void propose(const DramTimingState&, uint64_t, DramCandidate&) const override {}
+  void on_refresh(uint32_t) override {}
+  bool first_due(uint32_t&, uint64_t&) const override { return false; }
+};
+
+/// An all-bank refresh per rank every tREFI, the ranks staggered over one interval so that
+/// they do not stall together.
+class AllBankRefresh final : public RefreshPolicy {
+public:
+  explicit AllBankRefresh(const DramSpec& spec);
+  void poll(uint64_t cycle) override;
+  void propose(const DramTimingState& timing, uint64_t floor, DramCandidate& best) const override;
+  void on_refresh(uint32_t rank) override;
+  bool first_due(uint32_t& rank, uint64_t& cycle) const override;
+
+private:
+  void update_next_due();
+
+  uint64_t m_refi;
+  std::vector<uint64_t> m_due; ///< per rank: when its next refresh falls due
+};
+
+/// The policy `config.refresh` selects.
+std::unique_ptr<RefreshPolicy> make_refresh_policy(const DramControllerConfig& config,
+                                                   const DramSpec& spec);
+
+} // namespace npu

@@ -1,0 +1,153 @@
+#pragma once
+
+#include "models/ddr/dram_spec.h"
+
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace npu {
+
+/// DRAM commands. RDA/WRA carry an auto-precharge (closed-page policy).
+enum class DramCommand : uint8_t { ACT, PRE, PREA, RD, WR, RDA, WRA, REF };
+const char* dram_command_name(DramCommand c);
+
+/// The JEDEC constraints of one channel's device: per bank, bank group and rank the
+/// earliest cycle each command may issue, the open rows and the tFAW window. It answers
+/// "when may this command issue to this bank" and is told "this command issued at t";
+/// it knows nothing of queues or policies (DRAMSys's checker, Ramulator 2's timing
+/// state). Banks are flat: (rank x bank_groups + group) x banks_per_group + bank.
+/// Time is in memory clocks.
+class DramTimingState {
+public:
+  static constexpr uint64_t kNoRow = std::numeric_limits<uint64_t>::max();
+  /// Timer slots: the earliest cycle each command may issue.
+  enum Kind : uint8_t { kAct = 0, kPre = 1, kRd = 2, kWr = 3 };
+
+  struct Bank {
+    uint64_t open_row = kNoRow;
+    std::array<uint64_t, 4> next{}; ///< by Kind
+    uint32_t group = 0, rank = 0;   ///< flat indices
+  };
+  struct Group {
+    std::array<uint64_t, 4> next{}; ///< by Kind (kPre unused)
+  };
+  struct Rank {
+    std::array<uint64_t, 4> next{}; ///< by Kind (kPre unused); kAct holds tRRD_S and tFAW
+    std::array<uint64_t, 4> acts{}; ///< last four ACTs, for tFAW
+    uint32_t act_head = 0;
+    uint64_t act_count = 0;
+    uint32_t open_banks = 0;
+  };
+
+  explicit DramTimingState(const DramSpec& spec);
+
+  uint32_t bank_count() const { return static_cast<uint32_t>(m_banks.size()); }
+  uint32_t rank_count() const { return static_cast<uint32_t>(m_ranks.size()); }
+  uint32_t banks_per_rank() const { return m_banks_per_rank; }
+  const Bank& bank(uint32_t b) const { return m_banks[b]; }
+  const Rank& rank(uint32_t r) const { return m_ranks[r]; }
+  /// For schedulers' inner loops: every group's and rank's timers.
+  const Group* groups() const { return m_groups.data(); }
+  const Rank* ranks() const { return m_ranks.data(); }
+  /// Earliest cycle a command of `kind` may issue to `bank`, by its bank, group and rank.
+  uint64_t earliest(uint32_t bank, Kind kind) const;
+  /// Earliest cycle a PREA may close every open bank of `rank`.
+  uint64_t precharge_all_ready(uint32_t rank) const;
+  /// Earliest cycle a REF may issue to `rank` once its banks are closed.
+  uint64_t refresh_ready(uint32_t rank) const;
+
+  /// Clocks a RD or WR holds the data bus.
+  uint64_t burst_cycles() const { return m_burst; }
+  /// Clocks from a RD (WR) to the end of its data burst.
+  uint64_t read_done_cycles() const { return m_rd_done; }
+  uint64_t write_done_cycles() const { return m_wr_done; }
+
+  /// ACT of `row` at t.
+  void activate(uint32_t bank, uint64_t row, uint64_t t);
+  /// PRE at t (also one bank's share of a PREA); true when the bank was open.
+  bool precharge(uint32_t bank, uint64_t t);
+  /// REF at t: every bank of the rank is busy for tRFC.
+  void refresh(uint32_t rank, uint64_t t);
+  /// RD or WR at t to the bank's open row.
+  void column(uint32_t bank, bool is_write, uint64_t t);
+  /// The auto-precharge of the RDA/WRA just issued: it starts once tRAS and tRTP (or
+  /// write recovery) allow, and the bank closes.
+  void auto_precharge(uint32_t bank);
+
+private:
+  static void raise_to(uint64_t& timer, uint64_t t) { timer = t > timer ? t : timer; }
+  bool close(uint32_t bank);
+
+  DramTiming m_t;
+  uint32_t m_banks_per_rank;
+  // Derived once, in clocks.
+  uint64_t m_burst;
+  uint64_t m_rd_to_wr, m_wr_to_rd_s, m_wr_to_rd_l, m_wr_to_pre, m_rd_done, m_wr_done;
+  uint64_t m_rank_rd_to_rd, m_rank_rd_to_wr, m_rank_wr_to_wr, m_rank_wr_to_rd;
+
+  std::vector<Bank> m_banks;
+  std::vector<Group> m_groups;
+  std::vector<Rank> m_ranks;
+};
+
+// Inline: the controller calls these for every command.
+inline void DramTimingState::activate(uint32_t bank, uint64_t row, uint64_t t) {
+  Bank& b = m_banks[bank];
+  Group& g = m_groups[b.group];
+  Rank& rk = m_ranks[b.rank];
+  b.open_row = row;
+  ++rk.open_banks;
+  raise_to(b.next[kAct], t + m_t.RC);
+  raise_to(b.next[kPre], t + m_t.RAS);
+  raise_to(b.next[kRd], t + m_t.RCD);
+  raise_to(b.next[kWr], t + m_t.RCD);
+  raise_to(g.next[kAct], t + m_t.RRD_L);
+  rk.acts[rk.act_head] = t;
+  rk.act_head = (rk.act_head + 1) % 4;
+  ++rk.act_count;
+  raise_to(rk.next[kAct], t + m_t.RRD_S);
+  if (rk.act_count >= 4) // the oldest of the last four ACTs opens the window
+    raise_to(rk.next[kAct], rk.acts[rk.act_head] + m_t.FAW);
+}
+
+inline bool DramTimingState::close(uint32_t bank) {
+  Bank& b = m_banks[bank];
+  if (b.open_row == kNoRow)
+    return false;
+  b.open_row = kNoRow;
+  --m_ranks[b.rank].open_banks;
+  return true;
+}
+
+inline bool DramTimingState::precharge(uint32_t bank, uint64_t t) {
+  raise_to(m_banks[bank].next[kAct], t + m_t.RP);
+  return close(bank);
+}
+
+inline void DramTimingState::column(uint32_t bank, bool is_write, uint64_t t) {
+  Bank& b = m_banks[bank];
+  Group& g = m_groups[b.group];
+  Rank& rk = m_ranks[b.rank];
+  if (is_write) {
+    raise_to(g.next[kWr], t + m_t.CCD_L);
+    raise_to(rk.next[kWr], t + m_t.CCD_S);
+    raise_to(g.next[kRd], t + m_wr_to_rd_l);
+    raise_to(rk.next[kRd], t + m_wr_to_rd_s);
+    raise_to(b.next[kPre], t + m_wr_to_pre);
+  } else {
+    raise_to(g.next[kRd], t + m_t.CCD_L);
+    raise_to(rk.next[kRd], t + m_t.CCD_S);
+    raise_to(rk.next[kWr], t + m_rd_to_wr);
+    raise_to(b.next[kPre], t + m_t.RTP);
+  }
+  for (Rank& other : m_ranks) {
+    if (&other == &rk)
+      continue;
+    raise_to(other.next[kRd], t + (is_write ? m_rank_wr_to_rd : m_rank_rd_to_rd));
+    raise_to(other.next[kWr], t + (is_write ? m_rank_wr_to_wr : m_rank_rd_to_wr));
+  }
+}
+
+} // namespace npu

@@ -258,9 +258,7 @@ void Ddr::admit_blocked(uint64_t cycle) {
       ch.advance_to(cycle);
     return ch.can_accept(line % 2 == 1);
   };
-  std::priority_queue<std::pair<uint64_t, size_t>, std::vector<std::pair<uint64_t, size_t>>,
-                      std::greater<>>
-      heads;
+  auto& heads = m_heads; // empty between passes; kept for its storage
   for (size_t line = 0; line < m_blocked.size(); ++line)
     if (!m_blocked[line].empty() && room(line))
       heads.emplace(m_blocked[line].begin()->first, line);

@@ -13,7 +13,6 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <array>
-#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -132,6 +131,10 @@ private:
   /// arrival: a line is looked at only when its queue has room.
   std::vector<std::map<uint64_t, Blocked>> m_blocked;
   size_t m_blocked_count = 0;
+  /// Scratch of admit_blocked: (oldest request, line) of the lines being served.
+  std::priority_queue<std::pair<uint64_t, size_t>, std::vector<std::pair<uint64_t, size_t>>,
+                      std::greater<>>
+      m_heads;
   uint64_t m_blocked_seq = 0;
   /// Puts a newly blocked request (its channel set) in its line, after every earlier one.
   void block(Blocked b);

@@ -181,7 +181,6 @@ void DmaEngine::start_burst(Flow& f, uint64_t at) {
   slot->span = span(*f.transfer, f.next);
   slot->writing = false;
   ++f.next;
-  ++f.flying;
   f.freed.pop();
   ready(f); // while the window has room, the next burst follows at its slot
   send(*slot, at);
@@ -226,10 +225,9 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
     return;
   }
   m_free_slots.push_back(&slot);
-  --f.flying;
   f.freed.push(at);
   f.end = std::max(f.end, at);
-  if (f.flying == 0 && (f.next == f.count || f.error)) {
+  if (f.freed.size() == f.window && (f.next == f.count || f.error)) { // none in flight
     f.done.notify(ps(f.end) - sc_core::sc_time_stamp());
     return;
   }

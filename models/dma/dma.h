@@ -104,10 +104,10 @@ private:
     uint64_t begin = 0;  ///< issue slot of the first burst
     uint64_t next = 0;   ///< next burst to issue
     uint64_t count = 0;  ///< bursts in all
-    uint32_t flying = 0; ///< bursts issued and not done
     uint32_t window = 1; ///< bursts it may keep in flight
     /// When each free place of the window freed up: a burst done at t frees its place at t,
-    /// even when the loop learns of it earlier (a write answered in the call).
+    /// even when the loop learns of it earlier (a write answered in the call). The others
+    /// are bursts in flight.
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> freed;
     bool queued = false;     ///< its next burst waits in m_ready
     uint64_t queued_at = 0;  ///< when that burst issues

@@ -1,7 +1,7 @@
 // The one sc_main of every test binary: SystemC reports become test failures, and every
 // test gets a simulation context of its own, so a binary runs all its tests in one process
 // (a context whose simulation has run cannot elaborate or start another).
-#include "common/tlm_util.h"
+#include "models/common/tlm_util.h"
 
 #include <gtest/gtest.h>
 #include <systemc>

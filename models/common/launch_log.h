@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/launch_record.h"
+#include "models/common/launch_record.h"
 
 #include <cstdint>
 #include <deque>

@@ -1,4 +1,4 @@
-#include "common/sparse_memory.h"
+#include "models/common/sparse_memory.h"
 
 #include <algorithm>
 #include <cstring>

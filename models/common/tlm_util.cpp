@@ -1,4 +1,4 @@
-#include "common/tlm_util.h"
+#include "models/common/tlm_util.h"
 
 namespace npu {
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/sparse_memory.h"
+#include "models/common/sparse_memory.h"
 
 #include <systemc>
 #include <tlm>

@@ -1,4 +1,4 @@
-#include "common/worker_pool.h"
+#include "models/common/worker_pool.h"
 
 #include <algorithm>
 

@@ -1,9 +1,9 @@
 #include "models/compute/compute_unit.h"
 
-#include "common/address_map.h"
 #include "common/checked_math.h"
 #include "common/error.h"
-#include "common/tlm_util.h"
+#include "models/common/address_map.h"
+#include "models/common/tlm_util.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/stats.h"
-#include "common/worker_pool.h"
+#include "models/common/stats.h"
+#include "models/common/worker_pool.h"
 #include "models/compute/compute_config.h"
 #include "models/compute/kernel_job.h"
 #include "models/compute/tiling.h"

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "common/sparse_memory.h"
-#include "common/stats.h"
-#include "common/tlm_util.h"
-#include "common/trace.h"
+#include "models/common/sparse_memory.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
+#include "models/common/trace.h"
 #include "models/ddr/address_mapper.h"
 #include "models/ddr/ddr_config.h"
 #include "models/ddr/dram_channel.h"

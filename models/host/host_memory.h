@@ -1,8 +1,8 @@
 #pragma once
 
-#include "common/sparse_memory.h"
-#include "common/stats.h"
-#include "common/tlm_util.h"
+#include "models/common/sparse_memory.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
 
 #include <systemc>
 #include <tlm>

@@ -1,9 +1,9 @@
 #pragma once
 
-#include "common/stats.h"
-#include "common/tlm_util.h"
-#include "common/trace.h"
-#include "common/worker_pool.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
+#include "models/common/trace.h"
+#include "models/common/worker_pool.h"
 #include "models/icache/icache_config.h"
 #include "models/icache/tag_store.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/tlm_util.h"
 #include "config/section.h"
+#include "models/common/tlm_util.h"
 
 #include <cstdint>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/stats.h"
-#include "common/tlm_util.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
 
 #include <systemc>

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "common/busy_calendar.h"
-#include "common/stats.h"
-#include "common/tlm_util.h"
+#include "models/common/busy_calendar.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
 
 #include <systemc>

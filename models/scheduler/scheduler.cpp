@@ -1,7 +1,7 @@
 #include "models/scheduler/scheduler.h"
 
-#include "common/address_map.h"
 #include "common/error.h"
+#include "models/common/address_map.h"
 
 #include <algorithm>
 #include <cmath>

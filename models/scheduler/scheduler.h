@@ -1,9 +1,9 @@
 #pragma once
 
-#include "common/launch_log.h"
-#include "common/stats.h"
-#include "common/tlm_util.h"
-#include "common/trace.h"
+#include "models/common/launch_log.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
+#include "models/common/trace.h"
 #include "models/compute/compute_unit.h"
 #include "models/dma/dma.h"
 #include "models/scheduler/command.h"

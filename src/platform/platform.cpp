@@ -1,6 +1,6 @@
 #include "platform/platform.h"
 
-#include "common/address_map.h"
+#include "models/common/address_map.h"
 
 namespace npu {
 

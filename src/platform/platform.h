@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/launch_log.h"
-#include "common/stats.h"
+#include "models/common/launch_log.h"
+#include "models/common/stats.h"
 #include "models/compute/compute_unit.h"
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"

@@ -2,7 +2,7 @@
 // What the summary derives from the launches of a run: the compact launch table, the
 // "where the time went" breakdown and the critical path. Plain logic, no SystemC.
 
-#include "common/launch_record.h"
+#include "models/common/launch_record.h"
 
 #include <array>
 #include <cstdint>

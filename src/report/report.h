@@ -1,8 +1,8 @@
 #pragma once
 
-#include "common/launch_record.h"
 #include "common/output_path.h"
-#include "common/stats.h"
+#include "models/common/launch_record.h"
+#include "models/common/stats.h"
 #include "report/analysis.h"
 #include "report/layers.h"
 

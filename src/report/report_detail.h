@@ -1,7 +1,7 @@
 #pragma once
 // Internal to npu_report: helpers shared by the JSON and text reports.
 
-#include "common/launch_record.h"
+#include "models/common/launch_record.h"
 #include "report/analysis.h"
 
 #include <fmt/format.h>

@@ -1,8 +1,8 @@
 #include "report/trace_writer.h"
 
 #include "common/error.h"
-#include "common/launch_record.h"
 #include "common/utf8.h"
+#include "models/common/launch_record.h"
 
 #include <fmt/format.h>
 #include <unistd.h>

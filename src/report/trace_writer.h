@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/output_path.h"
-#include "common/trace.h"
+#include "models/common/trace.h"
 
 #include <fmt/format.h>
 

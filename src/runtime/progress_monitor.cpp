@@ -1,7 +1,7 @@
 #include "runtime/progress_monitor.h"
 
 #include "common/error.h"
-#include "common/tlm_util.h"
+#include "models/common/tlm_util.h"
 
 #include <chrono>
 

@@ -1,8 +1,8 @@
 #include "runtime/runtime.h"
 
-#include "common/address_map.h"
 #include "common/error.h"
 #include "config/units.h"
+#include "models/common/address_map.h"
 #include "platform/platform.h"
 
 #include <algorithm>

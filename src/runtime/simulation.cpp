@@ -1,8 +1,8 @@
 #include "runtime/simulation.h"
 
 #include "common/error.h"
-#include "common/tlm_util.h"
 #include "config/units.h"
+#include "models/common/tlm_util.h"
 #include "platform/platform.h"
 #include "runtime/progress_monitor.h"
 

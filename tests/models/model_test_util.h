@@ -3,9 +3,9 @@
 #pragma once
 
 #include "common/error.h"
-#include "common/stats.h"
-#include "common/tlm_util.h"
 #include "config/node.h"
+#include "models/common/stats.h"
+#include "models/common/tlm_util.h"
 #include "platform/platform_config.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Report formats: percentiles, number formatting, JSON, CSV, summary, output directory.
-#include "common/launch_log.h"
+#include "models/common/launch_log.h"
 #include "report/report.h"
 #include "tests/text_lines.h"
 

@@ -1,6 +1,6 @@
 // ChromeTraceWriter alone: valid JSON, launch choice, counter windows, atomic file.
 #include "common/error.h"
-#include "common/launch_record.h"
+#include "models/common/launch_record.h"
 #include "report/trace_writer.h"
 
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // A port booked out of order: bookings fill gaps left by earlier bookings for later times.
-#include "common/busy_calendar.h"
+#include "models/common/busy_calendar.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Sparse byte storage: zero until written, 4 KiB pages allocated on first write.
-#include "common/sparse_memory.h"
+#include "models/common/sparse_memory.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Threads left waiting when a run ends are unwound (unwind_threads): the locals on their
 // stacks are destroyed, and nothing they lent out (pooled payloads) keeps a pointer into
 // their frames. Without it LeakSanitizer reports every buffer a waiting thread holds.
-#include "common/tlm_util.h"
-#include "common/worker_pool.h"
+#include "models/common/tlm_util.h"
+#include "models/common/worker_pool.h"
 
 #include <gtest/gtest.h>
 #include <systemc>

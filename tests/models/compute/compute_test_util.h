@@ -2,8 +2,8 @@
 // from YAML and statistic lookup come from the model tests' helpers).
 #pragma once
 
-#include "common/stats.h"
 #include "config/node.h"
+#include "models/common/stats.h"
 #include "platform/platform.h"
 #include "platform/platform_config.h"
 #include "report/report.h"

@@ -38,7 +38,7 @@ TilePlan unit_plan(const test::OneLaunch& run, const OpSpec& op) {
 
 // A 64 x 48 x 40 int8 matmul on a single-buffered unit is one SRAM tile (splitting it
 // overlaps nothing); its array time is the dataflow's formula summed over the folds
-// of the whole 32 x 32 array (tests/compute/tiling_test.cpp derives each).
+// of the whole 32 x 32 array (tests/models/compute/tiling_test.cpp derives each).
 void check_dataflow(const std::string& dataflow, uint64_t expected_cycles) {
   const std::string yaml = "name: t\ncompute: {units: 1, buffers: 1, dataflow: " + dataflow + "}\n";
   const OpSpec op = test::matmul(64, 48, 40);

@@ -40,7 +40,7 @@ const ArrayShape k32{32, 32};
 
 // op_work is the first share's totals under the tiling a unit with unlimited SRAM
 // would choose (models/compute/README.md); the systolic formulas themselves are
-// checked tile by tile in tests/compute/tiling_test.cpp.
+// checked tile by tile in tests/models/compute/tiling_test.cpp.
 TEST(OpWork, IsTheUnlimitedSramPlan) {
   for (uint32_t units : {1u, 2u, 3u}) {
     ComputeModel model;

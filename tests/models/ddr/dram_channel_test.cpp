@@ -1,6 +1,6 @@
 // The cycle-approximate DRAM channel: closed-loop latencies, one test per JEDEC
 // constraint (read from command timestamps), scheduling policy, write draining, refresh.
-#include "tests/dram/dram_test_util.h"
+#include "tests/models/ddr/dram_test_util.h"
 
 #include <random>
 

@@ -1,8 +1,8 @@
 // DMA engine behind a router with only DDR mapped: copies move bytes; a copy that
 // touches an unmapped address fails the simulation with a message naming it. Each test
 // runs on both data paths (interconnect.granularity: 64B and burst).
-#include "common/address_map.h"
 #include "common/error.h"
+#include "models/common/address_map.h"
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"
 #include "models/interconnect/router.h"

@@ -1,6 +1,6 @@
 // Instruction cache with fills from DDR through the router: cold and warm preloads,
 // and LRU thrashing when the binary is larger than the cache.
-#include "common/address_map.h"
+#include "models/common/address_map.h"
 #include "models/ddr/ddr.h"
 #include "models/icache/icache.h"
 #include "models/interconnect/router.h"

@@ -4,7 +4,7 @@
 #include "platform/platform.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
-#include "tests/compute/compute_test_util.h"
+#include "tests/models/compute/compute_test_util.h"
 #include "tests/models/isolated_run.h"
 #include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"

@@ -346,19 +346,19 @@ struct Reader {
 
   Step::Action read_launch(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Launch step;
-    step.kernel = name_ref(s, "kernel", kernels, "a kernel name");
+    step::Launch launch;
+    launch.kernel = name_ref(s, "kernel", kernels, "a kernel name");
     if (in_list)
       for (const char* own : {"stream", "async"})
         if (s.has(own))
           s.fail(own, "a launch in a command list takes its stream and async from the submit");
-    step.stream = stream_ref(s, "stream");
-    step.async = s.boolean("async", false);
+    launch.stream = stream_ref(s, "stream");
+    launch.async = s.boolean("async", false);
     s.accept("args");
     if (const cfg::Node* args = s.value("args"))
-      step.args = launch_args(s, *args);
+      launch.args = launch_args(s, *args);
     s.finish();
-    return step;
+    return launch;
   }
 
   std::vector<uint32_t> launch_args(cfg::Section& s, const cfg::Node& args) {
@@ -370,52 +370,52 @@ struct Reader {
                          std::to_string(CommandLayout::kMaxArgs) + " (its " +
                          units::format_bytes(CommandLayout::kArgBytes) +
                          " argument block in the command ring)");
-    std::vector<uint32_t> buffers;
+    std::vector<uint32_t> indices;
     for (const auto& a : args.items)
-      buffers.push_back(buffer_ref(a, s.key_path("args")));
-    return buffers;
+      indices.push_back(buffer_ref(a, s.key_path("args")));
+    return indices;
   }
 
   Step::Action read_memcpy(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Memcpy step;
-    step.dst = buffer_ref(s.require("dst", "a buffer name"), s.key_path("dst"));
-    step.src = buffer_ref(s.require("src", "a buffer name"), s.key_path("src"));
-    const uint64_t dst_bytes = tb.buffers[step.dst].bytes;
-    const uint64_t src_bytes = tb.buffers[step.src].bytes;
-    step.dst_offset = s.bytes("dst_offset", 0, 0, dst_bytes - 1);
-    step.src_offset = s.bytes("src_offset", 0, 0, src_bytes - 1);
-    const uint64_t limit = std::min(dst_bytes - step.dst_offset, src_bytes - step.src_offset);
-    step.bytes = s.bytes("bytes", limit, 1);
+    step::Memcpy copy;
+    copy.dst = buffer_ref(s.require("dst", "a buffer name"), s.key_path("dst"));
+    copy.src = buffer_ref(s.require("src", "a buffer name"), s.key_path("src"));
+    const uint64_t dst_bytes = tb.buffers[copy.dst].bytes;
+    const uint64_t src_bytes = tb.buffers[copy.src].bytes;
+    copy.dst_offset = s.bytes("dst_offset", 0, 0, dst_bytes - 1);
+    copy.src_offset = s.bytes("src_offset", 0, 0, src_bytes - 1);
+    const uint64_t limit = std::min(dst_bytes - copy.dst_offset, src_bytes - copy.src_offset);
+    copy.bytes = s.bytes("bytes", limit, 1);
     const auto from = [](uint64_t offset) {
       return offset ? " from offset " + units::format_bytes(offset) : std::string();
     };
-    if (step.bytes > limit)
-      s.fail("bytes", units::format_bytes(step.bytes) + " overruns a buffer (source '" +
-                          tb.buffers[step.src].name + "' " + units::format_bytes(src_bytes) +
-                          from(step.src_offset) + ", destination '" + tb.buffers[step.dst].name +
-                          "' " + units::format_bytes(dst_bytes) + from(step.dst_offset) + ")");
-    step.stream = stream_ref(s, "stream");
-    step.async = s.boolean("async", false);
+    if (copy.bytes > limit)
+      s.fail("bytes", units::format_bytes(copy.bytes) + " overruns a buffer (source '" +
+                          tb.buffers[copy.src].name + "' " + units::format_bytes(src_bytes) +
+                          from(copy.src_offset) + ", destination '" + tb.buffers[copy.dst].name +
+                          "' " + units::format_bytes(dst_bytes) + from(copy.dst_offset) + ")");
+    copy.stream = stream_ref(s, "stream");
+    copy.async = s.boolean("async", false);
     s.finish();
-    return step;
+    return copy;
   }
 
   Step::Action read_repeat(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Repeat step;
+    step::Repeat repeat;
     s.require("count", "a whole number of iterations");
-    step.count = static_cast<uint64_t>(s.integer("count", 1, 0, kMaxRepeat));
-    const bool again = in.runs && step.count > 1;
+    repeat.count = static_cast<uint64_t>(s.integer("count", 1, 0, kMaxRepeat));
+    const bool again = in.runs && repeat.count > 1;
     repeating += again ? 1 : 0;
-    step.body = read_program(s.require("body", "a list of steps"), s.key_path("body"), in.depth + 1,
-                             in.runs && step.count > 0);
+    repeat.body = read_program(s.require("body", "a list of steps"), s.key_path("body"),
+                               in.depth + 1, in.runs && repeat.count > 0);
     repeating -= again ? 1 : 0;
     // An empty body would spin without simulated time or memory to stop it.
-    if (step.body.empty())
-      s.fail("body", "a repeat needs at least one step");
+    if (repeat.body.empty())
+      s.fail("body", "a repeat needs at least one repeat");
     s.finish();
-    return step;
+    return repeat;
   }
 
   Step::Action read_host_work(const StepInput& in) {
@@ -429,11 +429,11 @@ struct Reader {
 
   // record and wait: {event, stream}.
   template <class T> T read_event_on_stream(cfg::Section& s) {
-    T step;
-    step.event = event_ref(s);
-    step.stream = stream_ref(s, "stream");
+    T result;
+    result.event = event_ref(s);
+    result.stream = stream_ref(s, "stream");
     s.finish();
-    return step;
+    return result;
   }
 
   Step::Action read_record(const StepInput& in) {
@@ -452,87 +452,87 @@ struct Reader {
   }
 
   Step::Action read_sync(const StepInput& in) {
-    step::Sync step;
+    step::Sync sync;
     if (in.value().is_map()) { // sync: {event: e}
       cfg::Section s = in.section();
-      step.event = event_ref(s);
-      step.target = step::Sync::Target::Event;
+      sync.event = event_ref(s);
+      sync.target = step::Sync::Target::Event;
       s.finish();
-      waits.push_back({step.event, s.loc("event"), s.key_path("event"),
+      waits.push_back({sync.event, s.loc("event"), s.key_path("event"),
                        "synchronised on but never recorded: the sync would return at once"});
-      return step;
+      return sync;
     }
     const std::string target =
         scalar_of(in.value(), in.key, "a stream name, 'device' or {event: name}");
     if (target == "device") {
-      step.target = step::Sync::Target::Device;
+      sync.target = step::Sync::Target::Device;
     } else if (target != "default") {
-      step.stream = streams.find(target, in.value().loc, in.key) + 1;
-      check_not_destroyed(step.stream, in.value().loc, in.key);
+      sync.stream = streams.find(target, in.value().loc, in.key) + 1;
+      check_not_destroyed(sync.stream, in.value().loc, in.key);
     }
-    return step;
+    return sync;
   }
 
   Step::Action read_query(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Query step;
-    step.event = event_ref(s);
-    step.label = s.string("label", "query " + tb.events[step.event]);
+    step::Query query;
+    query.event = event_ref(s);
+    query.label = s.string("label", "query " + tb.events[query.event]);
     s.finish();
-    return step;
+    return query;
   }
 
   Step::Action read_elapsed(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Elapsed step;
-    step.start = named_event(s, "start");
-    step.end = named_event(s, "end");
-    step.label = s.string("label", tb.events[step.start] + " -> " + tb.events[step.end]);
+    step::Elapsed elapsed;
+    elapsed.start = named_event(s, "start");
+    elapsed.end = named_event(s, "end");
+    elapsed.label = s.string("label", tb.events[elapsed.start] + " -> " + tb.events[elapsed.end]);
     s.finish();
     for (const char* k : {"start", "end"})
-      waits.push_back({k[0] == 's' ? step.start : step.end, s.loc(k), s.key_path(k),
+      waits.push_back({k[0] == 's' ? elapsed.start : elapsed.end, s.loc(k), s.key_path(k),
                        "timed but never recorded: it has no time"});
-    return step;
+    return elapsed;
   }
 
   Step::Action read_command_list(const StepInput& in) {
     cfg::Section s = in.section();
-    step::CommandList step;
+    step::CommandList list;
     const cfg::Node& n = s.require("name", "a command list name");
     const std::string name = scalar_of(n, s.key_path("name"), "a command list name");
     s.accept("name");
-    step.list = lists.add(name, n.loc, s.key_path("name"));
+    list.list = lists.add(name, n.loc, s.key_path("name"));
     tb.command_lists.push_back(name);
     list_recorded.push_back(in.runs);
     list_buffers.emplace_back();
     in_list = true;
-    step.body = read_program(s.require("body", "a list of launches"), s.key_path("body"),
+    list.body = read_program(s.require("body", "a list of launches"), s.key_path("body"),
                              in.depth + 1, in.runs);
     in_list = false;
-    if (step.body.empty())
+    if (list.body.empty())
       s.fail("body", "a command list needs at least one launch");
     s.finish();
-    return step;
+    return list;
   }
 
   Step::Action read_submit(const StepInput& in) {
     cfg::Section s = in.section();
-    step::Submit step;
-    step.list = name_ref(s, "list", lists, "the name of a command list recorded above");
-    if (in.runs && !list_recorded[step.list])
+    step::Submit submit;
+    submit.list = name_ref(s, "list", lists, "the name of a command list recorded above");
+    if (in.runs && !list_recorded[submit.list])
       throw InputError(s.loc("list"), s.key_path("list"),
-                       "command list '" + tb.command_lists[step.list] +
+                       "command list '" + tb.command_lists[submit.list] +
                            "' is recorded only inside a repeat that never runs");
-    for (const uint32_t b : list_buffers[step.list])
+    for (const uint32_t b : list_buffers[submit.list])
       if (const auto it = freed.find(b); it != freed.end())
         throw InputError(s.loc("list"), s.key_path("list"),
-                         "command list '" + tb.command_lists[step.list] +
+                         "command list '" + tb.command_lists[submit.list] +
                              "' launches with buffer '" + tb.buffers[b].name +
                              "', which was freed at " + it->second.str());
-    step.stream = stream_ref(s, "stream");
-    step.async = s.boolean("async", false);
+    submit.stream = stream_ref(s, "stream");
+    submit.async = s.boolean("async", false);
     s.finish();
-    return step;
+    return submit;
   }
 
   Step::Action read_free(const StepInput& in) {

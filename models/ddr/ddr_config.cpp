@@ -57,27 +57,8 @@ DramControllerConfig read_controller(cfg::Section& s) {
   return c;
 }
 
-} // namespace
-
-DdrConfig read_ddr_config(cfg::Section& s) {
-  DdrConfig c;
-  c.preset = s.choice("preset", c.preset, dram_preset_names());
-  DramSpec spec = dram_preset(c.preset);
-  c.channels = static_cast<uint32_t>(s.integer("channels", 1, 1, 64));
-  if (!is_pow2(c.channels))
-    s.fail("channels", "must be a power of two (the address mapping needs whole bits), got " +
-                           std::to_string(c.channels));
-  c.ranks = static_cast<uint32_t>(s.integer("ranks", 1, 1, 8));
-  if (!is_pow2(c.ranks))
-    s.fail("ranks", "must be a power of two (the address mapping needs whole bits), got " +
-                        std::to_string(c.ranks));
-  spec.channels = c.channels;
-  spec.ranks = c.ranks;
-  // `mapping` is read once the geometry is known; keep its place in the effective config.
-  s.accept("mapping");
-  if (s.effective())
-    (*s.effective())["mapping"] = nullptr;
-  c.size_bytes = s.bytes("size", 4ull << 30, 1ull << 20, 256ull << 30);
+// The data rate and bus width, and the clock and burst that follow from them.
+void read_bus(cfg::Section& s, DdrConfig& c, DramSpec& spec) {
   const uint32_t beats = spec.beats_per_clock();
   c.data_rate_mts = s.rate_mts("data_rate", spec.data_rate_mts);
   if (c.data_rate_mts <= 0)
@@ -100,6 +81,10 @@ DdrConfig read_ddr_config(cfg::Section& s) {
   // no closer than one burst.
   spec.t.CCD_S = std::max(spec.t.CCD_S, spec.burst_cycles());
   spec.t.CCD_L = std::max(spec.t.CCD_L, spec.burst_cycles());
+}
+
+// The row size, banks and bank groups of each rank.
+void read_banks(cfg::Section& s, DdrConfig& c, DramSpec& spec) {
   c.row_bytes = s.bytes("row", spec.row_bytes(), 64, 1ull << 20);
   if (!is_pow2(c.row_bytes))
     s.fail("row", "must be a power of two");
@@ -117,6 +102,31 @@ DdrConfig read_ddr_config(cfg::Section& s) {
     s.fail("bank_groups", "must not exceed banks (" + std::to_string(c.banks) + ")");
   spec.bank_groups = c.bank_groups;
   spec.banks_per_group = c.banks / c.bank_groups;
+}
+
+} // namespace
+
+DdrConfig read_ddr_config(cfg::Section& s) {
+  DdrConfig c;
+  c.preset = s.choice("preset", c.preset, dram_preset_names());
+  DramSpec spec = dram_preset(c.preset);
+  c.channels = static_cast<uint32_t>(s.integer("channels", 1, 1, 64));
+  if (!is_pow2(c.channels))
+    s.fail("channels", "must be a power of two (the address mapping needs whole bits), got " +
+                           std::to_string(c.channels));
+  c.ranks = static_cast<uint32_t>(s.integer("ranks", 1, 1, 8));
+  if (!is_pow2(c.ranks))
+    s.fail("ranks", "must be a power of two (the address mapping needs whole bits), got " +
+                        std::to_string(c.ranks));
+  spec.channels = c.channels;
+  spec.ranks = c.ranks;
+  // `mapping` is read once the geometry is known; keep its place in the effective config.
+  s.accept("mapping");
+  if (s.effective())
+    (*s.effective())["mapping"] = nullptr;
+  c.size_bytes = s.bytes("size", 4ull << 30, 1ull << 20, 256ull << 30);
+  read_bus(s, c, spec);
+  read_banks(s, c, spec);
   // Ethos-U vela.ini models DRAM reads at 500 cycles of a ~1 GHz NPU clock end to end;
   // an on-chip controller front end and PHY add tens of ns to the DRAM's own timing
   // (LPDDR5 loaded latency seen from a phone CPU: 114-136 ns).

@@ -20,6 +20,11 @@
 
 namespace {
 
+// The summary formats of --format.
+CLI::IsMember format_names() {
+  return CLI::IsMember({"text", "json", "csv"});
+}
+
 // Validates one file: a testbench when it has kernels or a program, else a config.
 bool validate_file(const std::string& path) {
   return npu::run_guarded([&] {
@@ -73,27 +78,31 @@ int sc_main(int argc, char* argv[]) {
 
 namespace {
 
-int npusim_main(int argc, char* argv[]) {
-  CLI::App app{"npusim: a cycle-approximate simulator of an NPU and the host that drives it"};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "npusim 0.1.0");
-
+// `run` and what `report` and `validate` share with it (--format, --set, --tb-set).
+struct RunCommand {
+  CLI::App* app = nullptr;
   npu::RunOptions options;
   std::string testbench_path;
+  std::string model_path;
   std::vector<std::string> testbench_overrides;
-  CLI::App* run = app.add_subcommand("run", "run a testbench on a hardware configuration");
+  std::string format = "text";
+};
+
+void add_run_command(CLI::App& app, RunCommand& cmd) {
+  npu::RunOptions& options = cmd.options;
+  CLI::App* run = cmd.app =
+      app.add_subcommand("run", "run a testbench on a hardware configuration");
   run->add_option("--config", options.config_path,
                   "hardware configuration: a YAML file or a config's name")
       ->required();
   CLI::Option* testbench_option =
-      run->add_option("--testbench", testbench_path, "workload (YAML testbench)");
-  std::string model_path;
-  run->add_option("--model", model_path, "workload: an ONNX model, imported as `import` does")
+      run->add_option("--testbench", cmd.testbench_path, "workload (YAML testbench)");
+  run->add_option("--model", cmd.model_path, "workload: an ONNX model, imported as `import` does")
       ->excludes(testbench_option);
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
-  run->add_option("--tb-set", testbench_overrides,
+  run->add_option("--tb-set", cmd.testbench_overrides,
                   "override a testbench key, e.g. kernels.conv1.binary=64KiB")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -103,55 +112,64 @@ int npusim_main(int argc, char* argv[]) {
                          ->check(npu::non_empty_path());
   npu::add_trace_options(*run, options);
   options.limits.add_to(*run);
-  std::string format = "text";
-  const auto format_names = CLI::IsMember({"text", "json", "csv"});
-  run->add_option("--format", format, "summary on stdout: text, json or csv")->check(format_names);
+  run->add_option("--format", cmd.format, "summary on stdout: text, json or csv")
+      ->check(format_names());
   run->add_flag("--plots", options.plots, "also write PNG plots into the --out DIR")->needs(out);
   npu::add_summary_options(*run, options.summary);
+}
 
-  std::string report_dir;
-  CLI::App* report = app.add_subcommand("report", "print the summary of a run's --out DIR again");
-  report->add_option("dir", report_dir, "output directory of npusim run")->required();
-  report->add_option("--format", format, "text, json or csv")->check(format_names);
-  npu::add_summary_options(*report, options.summary);
+// `report DIR` and `diff DIR_A DIR_B`.
+struct ReportCommands {
+  CLI::App* report = nullptr;
+  CLI::App* diff = nullptr;
+  std::string report_dir, diff_a, diff_b;
+};
 
-  std::string diff_a, diff_b;
-  CLI::App* diff = app.add_subcommand(
+void add_report_commands(CLI::App& app, ReportCommands& cmd, RunCommand& run) {
+  cmd.report = app.add_subcommand("report", "print the summary of a run's --out DIR again");
+  cmd.report->add_option("dir", cmd.report_dir, "output directory of npusim run")->required();
+  cmd.report->add_option("--format", run.format, "text, json or csv")->check(format_names());
+  npu::add_summary_options(*cmd.report, run.options.summary);
+
+  cmd.diff = app.add_subcommand(
       "diff", "compare two runs' --out directories phase by phase and block by block");
-  diff->add_option("dir_a", diff_a, "output directory of the first run")->required();
-  diff->add_option("dir_b", diff_b, "output directory of the second run")->required();
+  cmd.diff->add_option("dir_a", cmd.diff_a, "output directory of the first run")->required();
+  cmd.diff->add_option("dir_b", cmd.diff_b, "output directory of the second run")->required();
+}
 
+struct ValidateCommand {
+  CLI::App* app = nullptr;
   std::vector<std::string> files;
-  std::string validate_config;
-  CLI::App* validate = app.add_subcommand(
+  std::string config;
+};
+
+void add_validate_command(CLI::App& app, ValidateCommand& cmd, RunCommand& run) {
+  CLI::App* validate = cmd.app = app.add_subcommand(
       "validate", "check configs and testbenches, or testbenches against a --config; exit 0 "
                   "when all are valid");
   validate
-      ->add_option("files", files,
+      ->add_option("files", cmd.files,
                    "YAML files: configs and testbenches; with --config, testbenches")
       ->required();
   CLI::Option* validate_with =
       validate
-          ->add_option("--config", validate_config,
+          ->add_option("--config", cmd.config,
                        "check the testbenches against this configuration as `npusim run` "
                        "would: a YAML file or a config's name")
           ->check(npu::non_empty_path());
-  validate->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
+  validate->add_option("--set", run.options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)
       ->needs(validate_with);
   validate
-      ->add_option("--tb-set", testbench_overrides,
+      ->add_option("--tb-set", run.testbench_overrides,
                    "override a testbench key, e.g. kernels.conv1.binary=64KiB")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false)
       ->needs(validate_with);
+}
 
-  std::string help_command;
-  CLI::App* help = app.add_subcommand("help", "print this help, or a command's (npusim help run)");
-  help->add_option("command", help_command, "a command");
-
-  npu::MembenchOptions bench;
+CLI::App* add_membench_command(CLI::App& app, npu::MembenchOptions& bench) {
   CLI::App* membench = app.add_subcommand(
       "membench", "drive the DDR model alone with a pattern or a trace; print one JSON object");
   membench
@@ -174,7 +192,57 @@ int npusim_main(int argc, char* argv[]) {
   bench.limits.add_to(*membench, false);
   pattern->needs(requests)->excludes(trace);
   requests->needs(pattern);
+  return membench;
+}
 
+int run_validate(const ValidateCommand& cmd, const RunCommand& run) {
+  if (!cmd.config.empty())
+    return validate_pairs(cmd.config, run.options.overrides, run.testbench_overrides, cmd.files);
+  bool ok = true;
+  for (const auto& f : cmd.files)
+    ok = validate_file(f) && ok;
+  return ok ? npu::kExitOk : npu::kExitBadInput;
+}
+
+// `npusim run`: reads the workload, then simulates it.
+int run_simulation(const RunCommand& cmd) {
+  // Parse the testbench first: a bad file is reported before anything is built.
+  npu::Testbench tb;
+  const std::string& model_path = cmd.model_path;
+  if (const int code = npu::run_guarded([&] {
+        tb = model_path.empty() ? npu::load_testbench(cmd.testbench_path, cmd.testbench_overrides)
+                                : npu::load_testbench_text(npu::import_model_yaml(model_path),
+                                                           model_path, cmd.testbench_overrides);
+        return static_cast<int>(npu::kExitOk);
+      });
+      code != npu::kExitOk)
+    return code;
+  npu::HostProgram program{tb.name, model_path.empty() ? cmd.testbench_path : model_path,
+                           [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
+                           [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); },
+                           tb.document};
+  npu::sweep::run_hook_start(cmd.options.overrides, cmd.options.out_dir);
+  const int code = npu::run_program(cmd.options, program);
+  npu::sweep::run_hook_end(cmd.options.out_dir, code);
+  return code;
+}
+
+int npusim_main(int argc, char* argv[]) {
+  CLI::App app{"npusim: a cycle-approximate simulator of an NPU and the host that drives it"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "npusim 0.1.0");
+
+  RunCommand run;
+  add_run_command(app, run);
+  ReportCommands reports;
+  add_report_commands(app, reports, run);
+  ValidateCommand validate;
+  add_validate_command(app, validate, run);
+  std::string help_command;
+  CLI::App* help = app.add_subcommand("help", "print this help, or a command's (npusim help run)");
+  help->add_option("command", help_command, "a command");
+  npu::MembenchOptions bench;
+  CLI::App* membench = add_membench_command(app, bench);
   npu::sweep::SweepCommand sweep(app);
   npu::ImportCommand import(app);
 
@@ -189,41 +257,16 @@ int npusim_main(int argc, char* argv[]) {
     return sweep.run();
   if (import.selected())
     return import.run();
-  if (*run && testbench_path.empty() && model_path.empty())
+  if (*run.app && run.testbench_path.empty() && run.model_path.empty())
     return npu::report_parse_error(app, CLI::RequiredError("--testbench or --model"));
-  options.format = npu::parse_summary_format(format);
-  if (*report)
-    return npu::run_report(report_dir, options.format, options.summary);
-  if (*diff)
-    return npu::run_diff(diff_a, diff_b);
-
-  if (*validate && !validate_config.empty())
-    return validate_pairs(validate_config, options.overrides, testbench_overrides, files);
-  if (*validate) {
-    bool ok = true;
-    for (const auto& f : files)
-      ok = validate_file(f) && ok;
-    return ok ? npu::kExitOk : npu::kExitBadInput;
-  }
-
-  // Parse the testbench first: a bad file is reported before anything is built.
-  npu::Testbench tb;
-  if (const int code = npu::run_guarded([&] {
-        tb = model_path.empty() ? npu::load_testbench(testbench_path, testbench_overrides)
-                                : npu::load_testbench_text(npu::import_model_yaml(model_path),
-                                                           model_path, testbench_overrides);
-        return static_cast<int>(npu::kExitOk);
-      });
-      code != npu::kExitOk)
-    return code;
-  npu::HostProgram program{tb.name, model_path.empty() ? testbench_path : model_path,
-                           [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
-                           [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); },
-                           tb.document};
-  npu::sweep::run_hook_start(options.overrides, options.out_dir);
-  const int code = npu::run_program(options, program);
-  npu::sweep::run_hook_end(options.out_dir, code);
-  return code;
+  run.options.format = npu::parse_summary_format(run.format);
+  if (*reports.report)
+    return npu::run_report(reports.report_dir, run.options.format, run.options.summary);
+  if (*reports.diff)
+    return npu::run_diff(reports.diff_a, reports.diff_b);
+  if (*validate.app)
+    return run_validate(validate, run);
+  return run_simulation(run);
 }
 
 } // namespace

@@ -198,6 +198,40 @@ MembenchResult run_membench_engine(const DdrConfig& config,
   });
 }
 
+namespace {
+
+// The figures of a finished run of `n` requests whose last one completed at `last_cycle`.
+MembenchResult membench_result(const DramSpec& spec,
+                               const std::vector<std::unique_ptr<DramChannel>>& channels,
+                               uint64_t n, uint64_t last_cycle, const LatencyHistogram& latencies,
+                               double wall_s) {
+  MembenchResult r;
+  r.requests = n;
+  uint64_t hits = 0;
+  for (const auto& ch : channels) {
+    r.reads += ch->stats().reads;
+    r.writes += ch->stats().writes;
+    hits += ch->stats().row_hits;
+    r.refreshes += ch->stats().refreshes;
+  }
+  r.cycles = last_cycle;
+  r.simulated_ns = static_cast<double>(r.cycles) * spec.tck_ps / 1000.0;
+  r.bandwidth_gbps =
+      r.simulated_ns > 0 ? static_cast<double>(n * kLineBytes) / r.simulated_ns : 0.0;
+  const double ns_per_cycle = spec.tck_ps / 1000.0;
+  if (latencies.count() > 0)
+    r.read_latency_mean_ns = static_cast<double>(latencies.sum()) /
+                             static_cast<double>(latencies.count()) * ns_per_cycle;
+  r.read_latency_p50_ns = static_cast<double>(latencies.percentile(0.50)) * ns_per_cycle;
+  r.read_latency_p99_ns = static_cast<double>(latencies.percentile(0.99)) * ns_per_cycle;
+  r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
+  r.wall_s = wall_s;
+  r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
+  return r;
+}
+
+} // namespace
+
 MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next) {
   const DramSpec& spec = config.spec;
   const AddressMapper mapper(spec, config.mapping_fields, config.hash);
@@ -260,29 +294,7 @@ MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource
     throw std::logic_error("membench: " + std::to_string(n - completed) +
                            " requests never completed");
 
-  MembenchResult r;
-  r.requests = n;
-  uint64_t hits = 0;
-  for (const auto& ch : channels) {
-    r.reads += ch->stats().reads;
-    r.writes += ch->stats().writes;
-    hits += ch->stats().row_hits;
-    r.refreshes += ch->stats().refreshes;
-  }
-  r.cycles = last_done;
-  r.simulated_ns = static_cast<double>(r.cycles) * spec.tck_ps / 1000.0;
-  r.bandwidth_gbps =
-      r.simulated_ns > 0 ? static_cast<double>(n * kLineBytes) / r.simulated_ns : 0.0;
-  const double ns_per_cycle = spec.tck_ps / 1000.0;
-  if (latencies.count() > 0)
-    r.read_latency_mean_ns = static_cast<double>(latencies.sum()) /
-                             static_cast<double>(latencies.count()) * ns_per_cycle;
-  r.read_latency_p50_ns = static_cast<double>(latencies.percentile(0.50)) * ns_per_cycle;
-  r.read_latency_p99_ns = static_cast<double>(latencies.percentile(0.99)) * ns_per_cycle;
-  r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
-  r.wall_s = wall_s;
-  r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
-  return r;
+  return membench_result(spec, channels, n, last_done, latencies, wall_s);
 }
 
 int run_membench(const MembenchOptions& options) {

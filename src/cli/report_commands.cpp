@@ -155,6 +155,185 @@ void print_input_differences(std::ostream& out, const Json& a, const Json& b) {
     out << "  (only one report has its testbench: a C++ host program or an older report)\n";
 }
 
+// Prints the tables of `npusim diff` in one time unit (us or ms, by the longer run).
+class DiffPrinter {
+public:
+  DiffPrinter(std::ostream& out, double sim_a_ns, double sim_b_ns)
+      : m_out(out), m_scale_ns(std::max(sim_a_ns, sim_b_ns) < 1e7 ? 1e3 : 1e6),
+        m_unit(m_scale_ns == 1e3 ? "us" : "ms") {}
+
+  void header(const std::string& title) {
+    m_out << fmt::format("\n{:<38}{:>14}{:>14}{:>12}\n", title, "A", "B", "change");
+  }
+  void row(const std::string& label, double va, double vb, const std::string& fmt_) {
+    m_out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(label, 36),
+                         fmt::format(fmt::runtime(fmt_), va), fmt::format(fmt::runtime(fmt_), vb),
+                         percent_change(va, vb));
+  }
+  /// A row of times in nanoseconds, shown in the printer's unit.
+  void time_row(const std::string& label, double a_ns, double b_ns) {
+    row(label, a_ns / m_scale_ns, b_ns / m_scale_ns, "{:.3f}");
+  }
+  /// `title (unit)`.
+  std::string in_unit(const std::string& title) const {
+    return fmt::format("{} ({})", title, m_unit);
+  }
+  double scale_ns() const { return m_scale_ns; }
+  const char* unit() const { return m_unit; }
+
+private:
+  std::ostream& m_out;
+  double m_scale_ns;
+  const char* m_unit;
+};
+
+// Each phase's time summed over all launches of all kernels, in nanoseconds.
+using PhaseTotals = std::array<double, k_phases.size()>;
+PhaseTotals phase_totals(const Json& kernels) {
+  PhaseTotals totals{};
+  for (size_t p = 0; p < k_phases.size(); ++p)
+    for (const auto& [name, k] : kernels.items())
+      totals[p] += phase_total_ns(k, k_phases[p]);
+  return totals;
+}
+
+// Overall: each phase's time summed over all launches, the most changed first.
+void print_phases(DiffPrinter& print, const PhaseTotals& total_a, const PhaseTotals& total_b) {
+  print.header(print.in_unit("phases, all launches"));
+  std::array<size_t, k_phases.size()> order{};
+  for (size_t p = 0; p < k_phases.size(); ++p)
+    order[p] = p;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return relative_change(total_a[x], total_b[x]) > relative_change(total_a[y], total_b[y]);
+  });
+  for (const size_t p : order)
+    print.time_row(k_phases[p], total_a[p], total_b[p]);
+}
+
+// Per kernel: mean launch time and the phase that moved it most, the most changed first.
+void print_kernel_changes(std::ostream& out, const Json& kernels_a, const Json& kernels_b) {
+  struct KernelChange {
+    std::string name;
+    double a, b;
+    const char* most;
+  };
+  std::vector<KernelChange> kernel_changes;
+  size_t only_a = 0;
+  for (const auto& [name, ka] : kernels_a.items()) {
+    if (!kernels_b.contains(name)) {
+      ++only_a;
+      continue;
+    }
+    const Json& kb = kernels_b[name];
+    const char* most = "-";
+    double most_delta = 0;
+    for (const char* phase : k_phases) {
+      const double d = std::fabs(number(json_member(kb, phase), "mean_ns") -
+                                 number(json_member(ka, phase), "mean_ns"));
+      if (d > most_delta) {
+        most_delta = d;
+        most = phase;
+      }
+    }
+    kernel_changes.push_back({name, number(json_member(ka, "total"), "mean_ns"),
+                              number(json_member(kb, "total"), "mean_ns"), most});
+  }
+  std::stable_sort(kernel_changes.begin(), kernel_changes.end(),
+                   [](const KernelChange& x, const KernelChange& y) {
+                     return relative_change(x.a, x.b) > relative_change(y.a, y.b);
+                   });
+  out << fmt::format("\n{:<30}{:>12}{:>12}{:>10}  {}\n", "kernels, mean launch (us)", "A", "B",
+                     "change", "most changed");
+  constexpr size_t k_top_kernels = 20;
+  for (size_t i = 0; i < std::min(kernel_changes.size(), k_top_kernels); ++i) {
+    const KernelChange& k = kernel_changes[i];
+    out << fmt::format("  {:<28}{:>12.3f}{:>12.3f}{:>10}  {}\n", elide(k.name, 28), k.a / 1e3,
+                       k.b / 1e3, percent_change(k.a, k.b), k.most);
+  }
+  if (kernel_changes.size() > k_top_kernels)
+    out << fmt::format("  ... and {} more\n", kernel_changes.size() - k_top_kernels);
+  size_t only_b = 0;
+  for (const auto& item : kernels_b.items())
+    only_b += kernels_a.contains(item.key()) ? 0 : 1;
+  if (only_a + only_b > 0)
+    out << fmt::format("  kernels only in A: {}, only in B: {}\n", only_a, only_b);
+}
+
+// A block statistic that differs between the two reports.
+struct StatChange {
+  std::string name;
+  double a, b;
+};
+
+// The numeric block statistics both reports have and that differ, the most changed first.
+std::vector<StatChange> stat_changes(const Json& a, const Json& b) {
+  std::vector<StatChange> changes;
+  for (const auto& [block, stats] : a["blocks"].items()) {
+    if (!b["blocks"].contains(block))
+      continue;
+    for (const auto& [stat, va] : stats.items()) {
+      const Json& other = b["blocks"][block];
+      if (!va.is_number() || !other.contains(stat) || !other[stat].is_number())
+        continue;
+      const double x = va.get<double>();
+      const double y = other[stat].get<double>();
+      if (x != y)
+        changes.push_back({block + "." + stat, x, y});
+    }
+  }
+  std::stable_sort(changes.begin(), changes.end(), [](const StatChange& x, const StatChange& y) {
+    return relative_change(x.a, x.b) > relative_change(y.a, y.b);
+  });
+  return changes;
+}
+
+void print_stat_changes(std::ostream& out, DiffPrinter& print,
+                        const std::vector<StatChange>& changes) {
+  constexpr size_t k_top = 15;
+  print.header(fmt::format("statistics that changed ({} of them)", changes.size()));
+  for (size_t i = 0; i < std::min(changes.size(), k_top); ++i)
+    out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(changes[i].name, 36),
+                       elide(number_text(changes[i].a), 13), elide(number_text(changes[i].b), 13),
+                       percent_change(changes[i].a, changes[i].b));
+  if (changes.size() > k_top)
+    out << fmt::format("  ... and {} more\n", changes.size() - k_top);
+}
+
+// What changed most: the phase with the largest relative change of its total time,
+// among the phases that take at least 1% of the launches' time in A or B (a phase of
+// a few nanoseconds that doubles is not the news), and the statistic.
+void print_most_changed(std::ostream& out, const DiffPrinter& print, const PhaseTotals& total_a,
+                        const PhaseTotals& total_b, const std::vector<StatChange>& changes) {
+  double sum_a = 0, sum_b = 0;
+  for (size_t p = 0; p < k_phases.size(); ++p) {
+    sum_a += total_a[p];
+    sum_b += total_b[p];
+  }
+  const auto significant = [&](size_t p) {
+    return total_a[p] >= 0.01 * sum_a || total_b[p] >= 0.01 * sum_b;
+  };
+  std::optional<size_t> most;
+  for (size_t p = 0; p < k_phases.size(); ++p)
+    if (significant(p) && total_a[p] != total_b[p] &&
+        (!most ||
+         relative_change(total_a[p], total_b[p]) > relative_change(total_a[*most], total_b[*most])))
+      most = p;
+  out << '\n';
+  if (!most)
+    out << "phase that changed most: none (every phase took the same time)\n";
+  else
+    out << fmt::format("phase that changed most: {} ({}, {:+.3f} {} over all launches)\n",
+                       k_phases[*most], percent_change(total_a[*most], total_b[*most]),
+                       (total_b[*most] - total_a[*most]) / print.scale_ns(), print.unit());
+  if (changes.empty())
+    out << "statistic that changed most: none\n";
+  else
+    out << fmt::format("statistic that changed most: {} ({} -> {}, {})\n",
+                       elide(changes.front().name, 36), number_text(changes.front().a),
+                       number_text(changes.front().b),
+                       percent_change(changes.front().a, changes.front().b));
+}
+
 } // namespace
 
 Json load_report_dir(const std::string& dir) {
@@ -209,12 +388,9 @@ Json load_report_dir(const std::string& dir) {
 
 void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
                 const std::string& name_b, const Json& b) {
-  const Json& kernels_a = a["kernels"];
-  const Json& kernels_b = b["kernels"];
   const double sim_a = number(a["sim"], "simulated_ns");
   const double sim_b = number(b["sim"], "simulated_ns");
-  const double scale_ns = std::max(sim_a, sim_b) < 1e7 ? 1e3 : 1e6;
-  const char* unit = scale_ns == 1e3 ? "us" : "ms";
+  DiffPrinter print(out, sim_a, sim_b);
 
   out << "npusim diff\n";
   for (const auto& [label, name, doc] :
@@ -225,154 +401,26 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
                  75)
         << '\n';
   print_input_differences(out, a, b);
-  const auto header = [&](const std::string& title) {
-    out << fmt::format("\n{:<38}{:>14}{:>14}{:>12}\n", title, "A", "B", "change");
-  };
-  const auto row = [&](const std::string& label, double va, double vb, const std::string& fmt_) {
-    out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(label, 36),
-                       fmt::format(fmt::runtime(fmt_), va), fmt::format(fmt::runtime(fmt_), vb),
-                       percent_change(va, vb));
-  };
-  header("run");
-  row(fmt::format("simulated ({})", unit), sim_a / scale_ns, sim_b / scale_ns, "{:.3f}");
-  row("launches", number(a["sim"], "launches"), number(b["sim"], "launches"), "{:.0f}");
+  print.header("run");
+  print.time_row(print.in_unit("simulated"), sim_a, sim_b);
+  print.row("launches", number(a["sim"], "launches"), number(b["sim"], "launches"), "{:.0f}");
 
-  // Overall: each phase's time summed over all launches, the most changed first.
-  header(fmt::format("phases, all launches ({})", unit));
-  std::array<double, k_phases.size()> total_a{}, total_b{};
-  std::array<size_t, k_phases.size()> order{};
-  for (size_t p = 0; p < k_phases.size(); ++p) {
-    order[p] = p;
-    for (const auto& [name, k] : kernels_a.items())
-      total_a[p] += phase_total_ns(k, k_phases[p]);
-    for (const auto& [name, k] : kernels_b.items())
-      total_b[p] += phase_total_ns(k, k_phases[p]);
-  }
-  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
-    return relative_change(total_a[x], total_b[x]) > relative_change(total_a[y], total_b[y]);
-  });
-  for (const size_t p : order)
-    row(k_phases[p], total_a[p] / scale_ns, total_b[p] / scale_ns, "{:.3f}");
-
-  // Per kernel: mean launch time and the phase that moved it most, the most changed first.
-  struct KernelChange {
-    std::string name;
-    double a, b;
-    const char* most;
-  };
-  std::vector<KernelChange> kernel_changes;
-  size_t only_a = 0;
-  for (const auto& [name, ka] : kernels_a.items()) {
-    if (!kernels_b.contains(name)) {
-      ++only_a;
-      continue;
-    }
-    const Json& kb = kernels_b[name];
-    const char* most = "-";
-    double most_delta = 0;
-    for (const char* phase : k_phases) {
-      const double d = std::fabs(number(json_member(kb, phase), "mean_ns") -
-                                 number(json_member(ka, phase), "mean_ns"));
-      if (d > most_delta) {
-        most_delta = d;
-        most = phase;
-      }
-    }
-    kernel_changes.push_back({name, number(json_member(ka, "total"), "mean_ns"),
-                              number(json_member(kb, "total"), "mean_ns"), most});
-  }
-  std::stable_sort(kernel_changes.begin(), kernel_changes.end(),
-                   [](const KernelChange& x, const KernelChange& y) {
-                     return relative_change(x.a, x.b) > relative_change(y.a, y.b);
-                   });
-  out << fmt::format("\n{:<30}{:>12}{:>12}{:>10}  {}\n", "kernels, mean launch (us)", "A", "B",
-                     "change", "most changed");
-  constexpr size_t k_top_kernels = 20;
-  for (size_t i = 0; i < std::min(kernel_changes.size(), k_top_kernels); ++i) {
-    const KernelChange& k = kernel_changes[i];
-    out << fmt::format("  {:<28}{:>12.3f}{:>12.3f}{:>10}  {}\n", elide(k.name, 28), k.a / 1e3,
-                       k.b / 1e3, percent_change(k.a, k.b), k.most);
-  }
-  if (kernel_changes.size() > k_top_kernels)
-    out << fmt::format("  ... and {} more\n", kernel_changes.size() - k_top_kernels);
-  size_t only_b = 0;
-  for (const auto& item : kernels_b.items())
-    only_b += kernels_a.contains(item.key()) ? 0 : 1;
-  if (only_a + only_b > 0)
-    out << fmt::format("  kernels only in A: {}, only in B: {}\n", only_a, only_b);
-
+  const PhaseTotals total_a = phase_totals(a["kernels"]);
+  const PhaseTotals total_b = phase_totals(b["kernels"]);
+  print_phases(print, total_a, total_b);
+  print_kernel_changes(out, a["kernels"], b["kernels"]);
   if (a.contains("breakdown") && b.contains("breakdown")) {
-    header(fmt::format("where the time went ({})", unit));
+    print.header(print.in_unit("where the time went"));
     for (const auto& [key, va] : a["breakdown"].items()) {
       std::string label = key.substr(0, key.size() - 3);
       std::replace(label.begin(), label.end(), '_', ' ');
-      row(label, number(a["breakdown"], key.c_str()) / scale_ns,
-          number(b["breakdown"], key.c_str()) / scale_ns, "{:.3f}");
+      print.time_row(label, number(a["breakdown"], key.c_str()),
+                     number(b["breakdown"], key.c_str()));
     }
   }
-
-  // Block statistics, the most changed first.
-  struct Change {
-    std::string name;
-    double a, b;
-  };
-  std::vector<Change> changes;
-  for (const auto& [block, stats] : a["blocks"].items()) {
-    if (!b["blocks"].contains(block))
-      continue;
-    for (const auto& [stat, va] : stats.items()) {
-      const Json& other = b["blocks"][block];
-      if (!va.is_number() || !other.contains(stat) || !other[stat].is_number())
-        continue;
-      const double x = va.get<double>();
-      const double y = other[stat].get<double>();
-      if (x != y)
-        changes.push_back({block + "." + stat, x, y});
-    }
-  }
-  std::stable_sort(changes.begin(), changes.end(), [](const Change& x, const Change& y) {
-    return relative_change(x.a, x.b) > relative_change(y.a, y.b);
-  });
-  constexpr size_t k_top = 15;
-  header(fmt::format("statistics that changed ({} of them)", changes.size()));
-  for (size_t i = 0; i < std::min(changes.size(), k_top); ++i)
-    out << fmt::format("  {:<36}{:>14}{:>14}{:>12}\n", elide(changes[i].name, 36),
-                       elide(number_text(changes[i].a), 13), elide(number_text(changes[i].b), 13),
-                       percent_change(changes[i].a, changes[i].b));
-  if (changes.size() > k_top)
-    out << fmt::format("  ... and {} more\n", changes.size() - k_top);
-
-  // What changed most: the phase with the largest relative change of its total time,
-  // among the phases that take at least 1% of the launches' time in A or B (a phase of
-  // a few nanoseconds that doubles is not the news).
-  double sum_a = 0, sum_b = 0;
-  for (size_t p = 0; p < k_phases.size(); ++p) {
-    sum_a += total_a[p];
-    sum_b += total_b[p];
-  }
-  const auto significant = [&](size_t p) {
-    return total_a[p] >= 0.01 * sum_a || total_b[p] >= 0.01 * sum_b;
-  };
-  std::optional<size_t> most;
-  for (size_t p = 0; p < k_phases.size(); ++p)
-    if (significant(p) && total_a[p] != total_b[p] &&
-        (!most ||
-         relative_change(total_a[p], total_b[p]) > relative_change(total_a[*most], total_b[*most])))
-      most = p;
-  out << '\n';
-  if (!most)
-    out << "phase that changed most: none (every phase took the same time)\n";
-  else
-    out << fmt::format("phase that changed most: {} ({}, {:+.3f} {} over all launches)\n",
-                       k_phases[*most], percent_change(total_a[*most], total_b[*most]),
-                       (total_b[*most] - total_a[*most]) / scale_ns, unit);
-  if (changes.empty())
-    out << "statistic that changed most: none\n";
-  else
-    out << fmt::format("statistic that changed most: {} ({} -> {}, {})\n",
-                       elide(changes.front().name, 36), number_text(changes.front().a),
-                       number_text(changes.front().b),
-                       percent_change(changes.front().a, changes.front().b));
+  const std::vector<StatChange> changes = stat_changes(a, b);
+  print_stat_changes(out, print, changes);
+  print_most_changed(out, print, total_a, total_b, changes);
 }
 
 // Both commands render into memory first: a failure leaves nothing half-printed.

@@ -248,6 +248,89 @@ void add_tilings(const std::vector<KernelTiling>& tilings, nlohmann::ordered_jso
   }
 }
 
+namespace {
+
+// Per kernel: its launch count, the distribution of each phase, and its tilings.
+nlohmann::ordered_json kernels_json(const LaunchTable& table,
+                                    const std::vector<KernelTiling>& tilings) {
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
+  for (const auto& group : report_detail::group_by_kernel(table)) {
+    nlohmann::ordered_json kernel;
+    kernel["launches"] = group.launches.size();
+    std::vector<uint64_t> values_ps(group.launches.size());
+    for (const auto& phase : report_detail::k_json_phases) {
+      std::transform(group.launches.begin(), group.launches.end(), values_ps.begin(),
+                     [&](uint32_t i) { return phase.duration_ps(table.rows()[i]); });
+      kernel[phase.name] = distribution_json(summarize(values_ps));
+    }
+    kernels[table.kernels()[group.kernel]] = std::move(kernel);
+  }
+  add_tilings(tilings, &kernels);
+  return kernels;
+}
+
+nlohmann::ordered_json host_json(const RunReport& report) {
+  nlohmann::ordered_json host;
+  host["busy_ns"] = ps_to_ns(report.host.busy_ps);
+  host["blocked_ns"] = ps_to_ns(report.host.blocked_ps);
+  host["idle_ns"] = ps_to_ns(report.host.idle_ps);
+  host["leaked_buffers"] = report.leaks.buffers;
+  host["leaked_bytes"] = report.leaks.bytes;
+  return host;
+}
+
+// `blocks` (statistic values per block) and `stat_units` (each statistic's unit and
+// description) into `j`.
+void add_blocks(const std::vector<StatGroup>& groups, nlohmann::ordered_json& j) {
+  nlohmann::ordered_json blocks = nlohmann::ordered_json::object();
+  nlohmann::ordered_json units = nlohmann::ordered_json::object();
+  for (const auto& group : groups) {
+    // A block seen twice merges; one without statistics still appears.
+    nlohmann::ordered_json block = blocks.value(group.block, nlohmann::ordered_json::object());
+    for (const auto& stat : group.stats) {
+      block[stat.name] = stat_value_json(stat.value);
+      units[group.block + "." + stat.name] = {{"unit", stat.unit},
+                                              {"description", stat.description}};
+    }
+    blocks[group.block] = std::move(block);
+  }
+  j["blocks"] = std::move(blocks);
+  j["stat_units"] = std::move(units);
+}
+
+nlohmann::ordered_json events_json(const std::vector<EventMeasurement>& measurements) {
+  nlohmann::ordered_json events = nlohmann::ordered_json::array();
+  for (const EventMeasurement& m : measurements) {
+    nlohmann::ordered_json e;
+    e["label"] = m.label;
+    e["at_ns"] = ps_to_ns(m.at_ps);
+    if (m.is_query()) {
+      e["event"] = m.start;
+      e["complete"] = m.elapsed_ps != 0;
+    } else {
+      e["start"] = m.start;
+      e["end"] = m.end;
+      e["elapsed_ns"] = static_cast<double>(m.elapsed_ps) / 1000.0;
+    }
+    events.push_back(std::move(e));
+  }
+  return events;
+}
+
+nlohmann::ordered_json critical_path_json(const CriticalPath& path) {
+  nlohmann::ordered_json critical = breakdown_json(path.ps);
+  critical["launches"] = path.launches;
+  critical["host_gaps"] = path.host_gaps;
+  nlohmann::ordered_json path_kernels = nlohmann::ordered_json::array();
+  for (const PathKernel& k : path.kernels)
+    path_kernels.push_back(
+        {{"kernel", k.kernel}, {"launches", k.launches}, {"ns", ps_to_ns(k.ps)}});
+  critical["kernels"] = std::move(path_kernels);
+  return critical;
+}
+
+} // namespace
+
 nlohmann::ordered_json to_json(const RunReport& report) {
   nlohmann::ordered_json j;
   j["config"] = report.effective_config.is_null() ? nlohmann::ordered_json::object()
@@ -266,62 +349,11 @@ nlohmann::ordered_json to_json(const RunReport& report) {
     built = make_launch_table(report.launches);
   const LaunchTable& table = report.table.empty() ? built : report.table;
 
-  nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
-  for (const auto& group : report_detail::group_by_kernel(table)) {
-    nlohmann::ordered_json kernel;
-    kernel["launches"] = group.launches.size();
-    std::vector<uint64_t> values_ps(group.launches.size());
-    for (const auto& phase : report_detail::k_json_phases) {
-      std::transform(group.launches.begin(), group.launches.end(), values_ps.begin(),
-                     [&](uint32_t i) { return phase.duration_ps(table.rows()[i]); });
-      kernel[phase.name] = distribution_json(summarize(values_ps));
-    }
-    kernels[table.kernels()[group.kernel]] = std::move(kernel);
-  }
-  add_tilings(report.tilings, &kernels);
-  j["kernels"] = std::move(kernels);
-
-  nlohmann::ordered_json host;
-  host["busy_ns"] = ps_to_ns(report.host.busy_ps);
-  host["blocked_ns"] = ps_to_ns(report.host.blocked_ps);
-  host["idle_ns"] = ps_to_ns(report.host.idle_ps);
-  host["leaked_buffers"] = report.leaks.buffers;
-  host["leaked_bytes"] = report.leaks.bytes;
-  j["host"] = std::move(host);
-
-  nlohmann::ordered_json blocks = nlohmann::ordered_json::object();
-  nlohmann::ordered_json units = nlohmann::ordered_json::object();
-  for (const auto& group : report.blocks) {
-    // A block seen twice merges; one without statistics still appears.
-    nlohmann::ordered_json block = blocks.value(group.block, nlohmann::ordered_json::object());
-    for (const auto& stat : group.stats) {
-      block[stat.name] = stat_value_json(stat.value);
-      units[group.block + "." + stat.name] = {{"unit", stat.unit},
-                                              {"description", stat.description}};
-    }
-    blocks[group.block] = std::move(block);
-  }
-  j["blocks"] = std::move(blocks);
-  j["stat_units"] = std::move(units);
-
-  if (!report.events.empty()) {
-    nlohmann::ordered_json events = nlohmann::ordered_json::array();
-    for (const EventMeasurement& m : report.events) {
-      nlohmann::ordered_json e;
-      e["label"] = m.label;
-      e["at_ns"] = ps_to_ns(m.at_ps);
-      if (m.is_query()) {
-        e["event"] = m.start;
-        e["complete"] = m.elapsed_ps != 0;
-      } else {
-        e["start"] = m.start;
-        e["end"] = m.end;
-        e["elapsed_ns"] = static_cast<double>(m.elapsed_ps) / 1000.0;
-      }
-      events.push_back(std::move(e));
-    }
-    j["events"] = std::move(events);
-  }
+  j["kernels"] = kernels_json(table, report.tilings);
+  j["host"] = host_json(report);
+  add_blocks(report.blocks, j);
+  if (!report.events.empty())
+    j["events"] = events_json(report.events);
 
   nlohmann::ordered_json sim;
   sim["simulated_ns"] = ps_to_ns(report.simulated_ps);
@@ -330,16 +362,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   j["sim"] = std::move(sim);
 
   j["breakdown"] = breakdown_json(breakdown(table, report.simulated_ps));
-  const CriticalPath path = critical_path(table, report.simulated_ps);
-  nlohmann::ordered_json critical = breakdown_json(path.ps);
-  critical["launches"] = path.launches;
-  critical["host_gaps"] = path.host_gaps;
-  nlohmann::ordered_json path_kernels = nlohmann::ordered_json::array();
-  for (const PathKernel& k : path.kernels)
-    path_kernels.push_back(
-        {{"kernel", k.kernel}, {"launches", k.launches}, {"ns", ps_to_ns(k.ps)}});
-  critical["kernels"] = std::move(path_kernels);
-  j["critical_path"] = std::move(critical);
+  j["critical_path"] = critical_path_json(critical_path(table, report.simulated_ps));
   j["utilisation"] = utilisation_json(j["blocks"], report.simulated_ps);
   j["peaks"] = peaks_json(report.peaks);
   j["layers"] = layers_json(layer_figures(table, report.simulated_ps, report.peaks));

@@ -266,6 +266,155 @@ void write_invalid_result(const fs::path& out_dir, const PlannedPoint& point) {
   publish(partial, out_dir / point.dir);
 }
 
+namespace {
+
+// Runs the points of a sweep in child processes, at most `jobs` at a time, and stops them
+// on an interrupt or a timeout. Signals are set up by run_points.
+class PointScheduler {
+public:
+  using OnDone = std::function<void(const PlannedPoint&, const PointResult&)>;
+
+  PointScheduler(const fs::path& out_dir, const Plan& plan, const std::vector<size_t>& todo,
+                 const RunnerOptions& options, const OnDone& on_done)
+      : m_out_dir(out_dir), m_plan(plan), m_todo(todo), m_options(options), m_on_done(on_done),
+        m_jobs(static_cast<size_t>(std::max(1, options.jobs))) {}
+
+  /// True while points are left to start (unless stopped) or children still run.
+  bool busy() const { return (m_stopped_by == 0 && m_next < m_todo.size()) || !m_running.empty(); }
+  int stopped_by() const { return m_stopped_by; }
+
+  /// Starts points until `jobs` children run, with the signal mask `child_mask`.
+  void start_more(const sigset_t& child_mask) {
+    while (m_stopped_by == 0 && m_running.size() < m_jobs && m_next < m_todo.size()) {
+      const PlannedPoint& point = m_plan.points.at(m_todo[m_next++]);
+      const fs::path partial = m_out_dir / (point.dir + ".partial");
+      std::error_code ec;
+      fs::remove_all(partial, ec);
+      fs::create_directories(partial);
+      std::vector<std::string> argv{m_options.exe};
+      argv.insert(argv.end(), point.args.begin(), point.args.end());
+      argv.insert(argv.end(), {"--out", partial.string()});
+      const pid_t pid =
+          spawn(argv, partial / "stdout.txt", partial / "stderr.txt", child_mask, false);
+      Child child;
+      child.point = point.index;
+      child.start = Clock::now();
+      m_running[pid] = child;
+    }
+  }
+
+  /// How long to sleep: until the next timeout or the next progress tick.
+  std::chrono::milliseconds wait_time() const {
+    auto wait = std::chrono::milliseconds(250);
+    if (m_options.timeout_ms > 0)
+      for (const auto& [pid, c] : m_running)
+        if (!c.killed) {
+          const auto left =
+              c.start + std::chrono::milliseconds(m_options.timeout_ms) - Clock::now();
+          wait = std::min(wait, std::max(std::chrono::milliseconds(1),
+                                         std::chrono::duration_cast<std::chrono::milliseconds>(
+                                             left + std::chrono::milliseconds(1))));
+        }
+    return wait;
+  }
+
+  /// The first signal asks the children to stop (they remove their temporary files); a
+  /// second one kills them.
+  void interrupt(int sig) {
+    const bool again = m_stopped_by != 0;
+    if (!again) {
+      m_stopped_by = sig;
+      m_stop_time = Clock::now();
+    }
+    for (auto& [pid, c] : m_running)
+      if (!c.killed) {
+        ::kill(-pid, again ? SIGKILL : SIGTERM);
+        c.killed = again;
+      }
+  }
+
+  /// Kills the children still running a grace period after a stop.
+  void kill_overdue() {
+    // A stopped child gets this long to remove its temporary files before it is killed.
+    constexpr auto kGrace = std::chrono::seconds(10);
+    if (m_stopped_by != 0 && Clock::now() - m_stop_time >= kGrace)
+      for (auto& [pid, c] : m_running)
+        if (!c.killed) {
+          ::kill(-pid, SIGKILL);
+          c.killed = true;
+        }
+  }
+
+  void kill_timed_out() {
+    if (m_options.timeout_ms > 0)
+      for (auto& [child_pid, c] : m_running)
+        if (!c.killed &&
+            Clock::now() - c.start >= std::chrono::milliseconds(m_options.timeout_ms)) {
+          ::kill(-child_pid, SIGKILL);
+          c.killed = true;
+          c.timed_out = true;
+        }
+  }
+
+  /// Reaps the children that exited and publishes their points' results.
+  void reap() {
+    int status = 0;
+    pid_t pid;
+    std::vector<std::pair<Child, int>> finished;
+    while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
+      const auto it = m_running.find(pid);
+      if (it == m_running.end())
+        continue;
+      Child child = it->second;
+      child.end = Clock::now();
+      finished.emplace_back(child, status);
+      m_running.erase(it);
+    }
+    for (const auto& [child, child_status] : finished)
+      finish(child, child_status);
+  }
+
+  /// On an error: no child may outlive the sweep.
+  void kill_all() {
+    for (const auto& [pid, c] : m_running) {
+      ::kill(-pid, SIGKILL);
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
+
+private:
+  void finish(const Child& child, int status) {
+    const PlannedPoint& point = m_plan.points.at(child.point);
+    const fs::path partial = m_out_dir / (point.dir + ".partial");
+    // A killed child leaves its temporary siblings behind: none may outlive it.
+    OutputPath::remove_leftovers(partial.string());
+    if (m_stopped_by != 0 && !child.timed_out) {
+      std::error_code ec;
+      fs::remove_all(partial, ec);
+      return;
+    }
+    const PointResult r = outcome(child, status, partial, m_options.timeout_ms);
+    // Not synced: the next point waits for this write, and a result.json lost to a
+    // power cut only makes a resumed sweep run its point again.
+    write_file_atomically(partial / "result.json", result_json(point, r), false);
+    publish(partial, m_out_dir / point.dir);
+    m_on_done(point, r);
+  }
+
+  const fs::path& m_out_dir;
+  const Plan& m_plan;
+  const std::vector<size_t>& m_todo;
+  const RunnerOptions& m_options;
+  const OnDone& m_on_done;
+  const size_t m_jobs;
+  std::map<pid_t, Child> m_running;
+  size_t m_next = 0;
+  int m_stopped_by = 0;
+  Clock::time_point m_stop_time;
+};
+
+} // namespace
+
 int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size_t>& todo,
                const RunnerOptions& options,
                const std::function<void(const PlannedPoint&, const PointResult&)>& on_done,
@@ -290,122 +439,30 @@ int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size
     ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
   };
 
-  // A stopped child gets this long to remove its temporary files before it is killed.
-  constexpr auto kGrace = std::chrono::seconds(10);
-  std::map<pid_t, Child> running;
-  size_t next = 0;
-  int stopped_by = 0;
-  Clock::time_point stop_time;
-  const auto jobs = static_cast<size_t>(std::max(1, options.jobs));
+  PointScheduler points(out_dir, plan, todo, options, on_done);
   try {
-    const auto fill = [&] {
-      while (stopped_by == 0 && running.size() < jobs && next < todo.size()) {
-        const PlannedPoint& point = plan.points.at(todo[next++]);
-        const fs::path partial = out_dir / (point.dir + ".partial");
-        std::error_code ec;
-        fs::remove_all(partial, ec);
-        fs::create_directories(partial);
-        std::vector<std::string> argv{options.exe};
-        argv.insert(argv.end(), point.args.begin(), point.args.end());
-        argv.insert(argv.end(), {"--out", partial.string()});
-        const pid_t pid =
-            spawn(argv, partial / "stdout.txt", partial / "stderr.txt", child_mask, false);
-        Child child;
-        child.point = point.index;
-        child.start = Clock::now();
-        running[pid] = child;
-      }
-    };
-    while ((stopped_by == 0 && next < todo.size()) || !running.empty()) {
-      fill();
-
-      // Sleep until a signal, the next timeout or the next progress tick.
-      auto wait = std::chrono::milliseconds(250);
-      if (options.timeout_ms > 0)
-        for (const auto& [pid, c] : running)
-          if (!c.killed) {
-            const auto left =
-                c.start + std::chrono::milliseconds(options.timeout_ms) - Clock::now();
-            wait = std::min(wait, std::max(std::chrono::milliseconds(1),
-                                           std::chrono::duration_cast<std::chrono::milliseconds>(
-                                               left + std::chrono::milliseconds(1))));
-          }
+    while (points.busy()) {
+      points.start_more(child_mask);
+      const auto wait = points.wait_time();
       timespec ts{};
       ts.tv_sec = wait.count() / 1000;
       ts.tv_nsec = (wait.count() % 1000) * 1000000;
       siginfo_t info;
       ::sigtimedwait(&wait_set, &info, &ts);
-      if (const int sig = interrupt.exchange(0); sig != 0) {
-        // The first signal asks the children to stop (they remove their temporary
-        // files); a second one kills them.
-        const bool again = stopped_by != 0;
-        if (!again) {
-          stopped_by = sig;
-          stop_time = Clock::now();
-        }
-        for (auto& [pid, c] : running)
-          if (!c.killed) {
-            ::kill(-pid, again ? SIGKILL : SIGTERM);
-            c.killed = again;
-          }
-      }
-      if (stopped_by != 0 && Clock::now() - stop_time >= kGrace)
-        for (auto& [pid, c] : running)
-          if (!c.killed) {
-            ::kill(-pid, SIGKILL);
-            c.killed = true;
-          }
-
-      int status = 0;
-      pid_t pid;
-      std::vector<std::pair<Child, int>> finished;
-      while ((pid = ::waitpid(-1, &status, WNOHANG)) > 0) {
-        const auto it = running.find(pid);
-        if (it == running.end())
-          continue;
-        Child child = it->second;
-        child.end = Clock::now();
-        finished.emplace_back(child, status);
-        running.erase(it);
-      }
-      for (const auto& [child, child_status] : finished) {
-        const PlannedPoint& point = plan.points.at(child.point);
-        const fs::path partial = out_dir / (point.dir + ".partial");
-        // A killed child leaves its temporary siblings behind: none may outlive it.
-        OutputPath::remove_leftovers(partial.string());
-        if (stopped_by != 0 && !child.timed_out) {
-          std::error_code ec;
-          fs::remove_all(partial, ec);
-          continue;
-        }
-        const PointResult r = outcome(child, child_status, partial, options.timeout_ms);
-        // Not synced: the next point waits for this write, and a result.json lost to a
-        // power cut only makes a resumed sweep run its point again.
-        write_file_atomically(partial / "result.json", result_json(point, r), false);
-        publish(partial, out_dir / point.dir);
-        on_done(point, r);
-      }
-
-      if (options.timeout_ms > 0)
-        for (auto& [child_pid, c] : running)
-          if (!c.killed &&
-              Clock::now() - c.start >= std::chrono::milliseconds(options.timeout_ms)) {
-            ::kill(-child_pid, SIGKILL);
-            c.killed = true;
-            c.timed_out = true;
-          }
+      if (const int sig = interrupt.exchange(0); sig != 0)
+        points.interrupt(sig);
+      points.kill_overdue();
+      points.reap();
+      points.kill_timed_out();
       on_tick();
     }
   } catch (...) {
-    for (const auto& [pid, c] : running) {
-      ::kill(-pid, SIGKILL);
-      ::waitpid(pid, nullptr, 0);
-    }
+    points.kill_all();
     restore();
     throw;
   }
   restore();
-  return stopped_by;
+  return points.stopped_by();
 }
 
 Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) {

@@ -240,9 +240,82 @@ int SweepCommand::run() {
   return guarded([&] { return run_sweep(); });
 }
 
-int SweepCommand::run_sweep() {
-  if (m_file.empty() || m_out_dir.empty())
-    throw InputError("sweep: expected a sweep file and --out DIR (or `sweep collect DIR`)");
+namespace {
+
+// The points a (resumed) sweep still has to run, and how many are already done.
+struct PendingPoints {
+  std::vector<size_t> todo;
+  size_t done = 0, failed = 0;
+};
+
+// Finished points are kept; a point is finished when its folder has a result.
+PendingPoints find_pending_points(const fs::path& dir, const Plan& plan, bool retry_failed) {
+  PendingPoints pending;
+  for (const auto& point : plan.points) {
+    // What an interrupted or killed sweep left: the point's temporary siblings, its lock.
+    OutputPath::remove_leftovers((dir / (point.dir + ".partial")).string());
+    salvage_finished_run(dir, point);
+    const std::optional<PointResult> r = read_result(dir, point);
+    const bool retry = r && retry_failed && r->status != "ok" && r->status != "invalid";
+    if (r && !retry) {
+      ++pending.done;
+      pending.failed += r->status == "ok" ? 0 : 1;
+    } else if (!point.invalid.empty()) {
+      write_invalid_result(dir, point);
+      ++pending.done;
+      ++pending.failed;
+    } else {
+      pending.todo.push_back(point.index);
+    }
+  }
+  return pending;
+}
+
+int run_local(const fs::path& dir, const Plan& plan, const PendingPoints& pending, int jobs,
+              uint64_t timeout_ms) {
+  std::cerr << fmt::format("sweep {}: {} points, {} to run with {} job{}\n", plan.name,
+                           plan.points.size(), pending.todo.size(), jobs, jobs == 1 ? "" : "s");
+  Progress progress(plan.points.size(), pending.done, pending.failed);
+  const int stopped_by = run_points(
+      dir, plan, pending.todo, RunnerOptions{self_exe(), jobs, timeout_ms},
+      [&](const PlannedPoint& p, const PointResult& r) { progress.point_done(p, r); },
+      [&] { progress.tick(); });
+  progress.finish();
+  report_merge(dir, plan);
+  if (stopped_by != 0) {
+    std::cerr << "npusim: sweep interrupted; run the same command again to resume\n";
+    end_by_signal(stopped_by);
+  }
+  return kExitOk;
+}
+
+int run_slurm(const fs::path& dir, const Plan& plan, const PendingPoints& pending,
+              const SlurmOptions& slurm, bool no_wait) {
+  if (pending.todo.empty())
+    return report_merge(dir, plan);
+  const auto chunks = make_chunks(pending.todo, slurm.points_per_task);
+  const std::string job = submit_job(dir, plan.name, plan.cwd, chunks, slurm);
+  std::cerr << fmt::format("sweep {}: {} points, {} submitted as Slurm job {} ({} array task{})\n",
+                           plan.name, plan.points.size(), pending.todo.size(), job, chunks.size(),
+                           chunks.size() == 1 ? "" : "s");
+  if (no_wait) {
+    std::cout << fmt::format("submitted Slurm job {}; when it has ended, merge its results with: "
+                             "npusim sweep collect {}\n",
+                             job, dir.string());
+    return kExitOk;
+  }
+  Progress progress(plan.points.size(), pending.done, pending.failed);
+  wait_for_job(job, slurm.poll_ms, [&] {
+    const auto [now_done, now_failed] = count_results(dir, plan, pending.todo);
+    progress.set(pending.done + now_done, pending.failed + now_failed);
+  });
+  progress.finish();
+  return report_merge(dir, plan);
+}
+
+} // namespace
+
+uint64_t SweepCommand::check_sweep_options() {
   const bool slurm = m_launcher == "slurm";
   for (const auto& [given, name] : {std::pair{!m_slurm.partition.empty(), "--partition"},
                                     std::pair{!m_slurm.time_limit.empty(), "--time-limit"},
@@ -260,6 +333,13 @@ int SweepCommand::run_sweep() {
     throw InputError(SourceLoc{"--timeout " + m_timeout, 0, 0}, "--timeout",
                      "must be at least 1ms");
   m_slurm.poll_ms = std::max<uint64_t>(100, duration_ms("--poll", m_poll));
+  return timeout_ms;
+}
+
+int SweepCommand::run_sweep() {
+  if (m_file.empty() || m_out_dir.empty())
+    throw InputError("sweep: expected a sweep file and --out DIR (or `sweep collect DIR`)");
+  const uint64_t timeout_ms = check_sweep_options();
   const Spec spec = load_spec(m_file);
   const Plan plan = make_plan(spec, timeout_ms);
 
@@ -272,65 +352,10 @@ int SweepCommand::run_sweep() {
   DirLock lock(dir);
   write_file_atomically(dir / "plan.json", plan_to_json(plan).dump(2) + "\n");
 
-  // Finished points are kept; a point is finished when its folder has a result.
-  std::vector<size_t> todo;
-  size_t done = 0, failed = 0;
-  for (const auto& point : plan.points) {
-    // What an interrupted or killed sweep left: the point's temporary siblings, its lock.
-    OutputPath::remove_leftovers((dir / (point.dir + ".partial")).string());
-    salvage_finished_run(dir, point);
-    const std::optional<PointResult> r = read_result(dir, point);
-    const bool retry = r && m_retry_failed && r->status != "ok" && r->status != "invalid";
-    if (r && !retry) {
-      ++done;
-      failed += r->status == "ok" ? 0 : 1;
-    } else if (!point.invalid.empty()) {
-      write_invalid_result(dir, point);
-      ++done;
-      ++failed;
-    } else {
-      todo.push_back(point.index);
-    }
-  }
-
-  if (!slurm) {
-    const int jobs = m_jobs > 0 ? m_jobs : default_jobs();
-    std::cerr << fmt::format("sweep {}: {} points, {} to run with {} job{}\n", plan.name,
-                             plan.points.size(), todo.size(), jobs, jobs == 1 ? "" : "s");
-    Progress progress(plan.points.size(), done, failed);
-    const int stopped_by = run_points(
-        dir, plan, todo, RunnerOptions{self_exe(), jobs, timeout_ms},
-        [&](const PlannedPoint& p, const PointResult& r) { progress.point_done(p, r); },
-        [&] { progress.tick(); });
-    progress.finish();
-    report_merge(dir, plan);
-    if (stopped_by != 0) {
-      std::cerr << "npusim: sweep interrupted; run the same command again to resume\n";
-      end_by_signal(stopped_by);
-    }
-    return kExitOk;
-  }
-
-  if (todo.empty())
-    return report_merge(dir, plan);
-  const auto chunks = make_chunks(todo, m_slurm.points_per_task);
-  const std::string job = submit_job(dir, plan.name, plan.cwd, chunks, m_slurm);
-  std::cerr << fmt::format("sweep {}: {} points, {} submitted as Slurm job {} ({} array task{})\n",
-                           plan.name, plan.points.size(), todo.size(), job, chunks.size(),
-                           chunks.size() == 1 ? "" : "s");
-  if (m_no_wait) {
-    std::cout << fmt::format("submitted Slurm job {}; when it has ended, merge its results with: "
-                             "npusim sweep collect {}\n",
-                             job, dir.string());
-    return kExitOk;
-  }
-  Progress progress(plan.points.size(), done, failed);
-  wait_for_job(job, m_slurm.poll_ms, [&] {
-    const auto [now_done, now_failed] = count_results(dir, plan, todo);
-    progress.set(done + now_done, failed + now_failed);
-  });
-  progress.finish();
-  return report_merge(dir, plan);
+  const PendingPoints pending = find_pending_points(dir, plan, m_retry_failed);
+  if (m_launcher == "slurm")
+    return run_slurm(dir, plan, pending, m_slurm, m_no_wait);
+  return run_local(dir, plan, pending, m_jobs > 0 ? m_jobs : default_jobs(), timeout_ms);
 }
 
 int SweepCommand::run_collect() {

@@ -23,6 +23,9 @@ public:
 
 private:
   int run_sweep();
+  /// Checks the options that only one launcher takes and reads the durations; returns the
+  /// timeout of one point in milliseconds (0: none).
+  uint64_t check_sweep_options();
   int run_collect();
   int run_worker();
 

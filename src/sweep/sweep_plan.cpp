@@ -195,21 +195,8 @@ std::optional<std::string> check_metric(const Json& skeleton, const std::string&
   return std::nullopt;
 }
 
-} // namespace
-
-Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
-  Plan plan;
-  plan.name = spec.name;
-  plan.sweep_file = spec.file;
-  plan.cwd = fs::current_path().string();
-  plan.metrics = spec.metrics;
-  plan.timeout_ms = timeout_ms;
-  for (const auto& p : spec.parameters) {
-    plan.parameter_keys.push_back(p.key);
-    if (p.linked())
-      plan.linked.emplace_back(p.key, p.linked_keys);
-  }
-
+// The sweep's config and testbenches as read, before any setting.
+Base load_base(const Spec& spec) {
   Base base;
   base.config = load_named(spec.config, spec.config_loc, "config",
                            [&] { return cfg::load_with_extends(spec.config); });
@@ -219,28 +206,40 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
                    [&] { return cfg::parse_yaml_file(spec.testbenches[i]); }));
     read_testbench(base.testbenches[i], spec.testbenches[i]);
   }
+  return base;
+}
 
-  // Fixed overrides change the base of every point, so a problem with one is the sweep's.
-  std::vector<std::string> fixed_config, fixed_tb;
+// The `set:` overrides of every point, as --set and --tb-set arguments.
+struct FixedSets {
+  std::vector<std::string> config, testbench;
+};
+
+// Fixed overrides change the base of every point, so a problem with one is the sweep's.
+FixedSets apply_fixed(const Spec& spec, Base& base) {
+  FixedSets fixed;
   for (const auto& f : spec.fixed) {
-    (f.on_testbench() ? fixed_tb : fixed_config).push_back(target_key(f.key) + "=" + f.value);
+    (f.on_testbench() ? fixed.testbench : fixed.config)
+        .push_back(target_key(f.key) + "=" + f.value);
     try {
       for (size_t tb = 0; tb < base.testbenches.size(); ++tb) {
         if (f.on_testbench())
           check_testbench_path(base.testbenches[tb], f.key, f.loc, "set." + f.key);
-        load_point(base, tb, spec.testbenches[tb], spec.config, fixed_config, fixed_tb);
+        load_point(base, tb, spec.testbenches[tb], spec.config, fixed.config, fixed.testbench);
       }
     } catch (const InputError& e) {
       throw InputError(f.loc, "set." + f.key, bare_message(e));
     }
   }
-  for (const auto& s : fixed_config)
+  for (const auto& s : fixed.config)
     cfg::apply_override(base.config, s);
   for (auto& tb_root : base.testbenches)
-    for (const auto& s : fixed_tb)
+    for (const auto& s : fixed.testbench)
       cfg::apply_override(tb_root, s, "--tb-set");
+  return fixed;
+}
 
-  // A key that names nothing fails every point: report it at its place in the sweep file.
+// A key that names nothing fails every point: report it at its place in the sweep file.
+void check_parameter_keys(const Spec& spec, const Base& base) {
   for (const auto& p : spec.parameters) {
     const std::vector<std::pair<std::string, std::string>> first = p.settings(0);
     for (size_t k = 0; k < first.size(); ++k) {
@@ -264,8 +263,10 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
       }
     }
   }
+}
 
-  // Metrics must name something report.json has, for at least one testbench.
+// Metrics must name something report.json has, for at least one testbench.
+void check_metrics(const Spec& spec, const Base& base) {
   const PlatformConfig base_config = read_platform_config(base.config, spec.config);
   std::vector<Json> skeletons;
   for (size_t tb = 0; tb < base.testbenches.size(); ++tb)
@@ -280,37 +281,63 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
     if (problem)
       throw InputError(m.loc, "metrics." + m.name, *problem);
   }
+}
 
-  for (const Point& point : expand_points(spec)) {
-    PlannedPoint pp;
-    pp.index = point.index;
-    pp.dir = point_dir(point.index);
-    pp.testbench = spec.testbench_labels[point.testbench];
-    std::vector<std::string> config_sets = fixed_config, tb_sets = fixed_tb, own_config, own_tb;
-    for (size_t i = 0; i < spec.parameters.size(); ++i) {
-      const Parameter& p = spec.parameters[i];
-      pp.parameters.emplace_back(p.key, point.value(spec, i));
-      for (const auto& [key, value] : p.settings(point.value_index[i])) {
-        if (p.linked() && key != p.key)
-          pp.parameters.emplace_back(key, value);
-        (is_testbench_key(key) ? own_tb : own_config).push_back(target_key(key) + "=" + value);
-      }
+// One point: its parameters, the command line that runs it, and why it cannot run (if so).
+PlannedPoint plan_point(const Spec& spec, const Base& base, const FixedSets& fixed,
+                        const Point& point) {
+  PlannedPoint pp;
+  pp.index = point.index;
+  pp.dir = point_dir(point.index);
+  pp.testbench = spec.testbench_labels[point.testbench];
+  std::vector<std::string> config_sets = fixed.config, tb_sets = fixed.testbench, own_config,
+                           own_tb;
+  for (size_t i = 0; i < spec.parameters.size(); ++i) {
+    const Parameter& p = spec.parameters[i];
+    pp.parameters.emplace_back(p.key, point.value(spec, i));
+    for (const auto& [key, value] : p.settings(point.value_index[i])) {
+      if (p.linked() && key != p.key)
+        pp.parameters.emplace_back(key, value);
+      (is_testbench_key(key) ? own_tb : own_config).push_back(target_key(key) + "=" + value);
     }
-    config_sets.insert(config_sets.end(), own_config.begin(), own_config.end());
-    tb_sets.insert(tb_sets.end(), own_tb.begin(), own_tb.end());
-    pp.args = {"run", "--config", spec.config, "--testbench", spec.testbenches[point.testbench]};
-    for (const auto& s : config_sets)
-      pp.args.insert(pp.args.end(), {"--set", s});
-    for (const auto& s : tb_sets)
-      pp.args.insert(pp.args.end(), {"--tb-set", s});
-    try {
-      load_point(base, point.testbench, spec.testbenches[point.testbench], spec.config, own_config,
-                 own_tb);
-    } catch (const InputError& e) {
-      pp.invalid = e.what();
-    }
-    plan.points.push_back(std::move(pp));
   }
+  config_sets.insert(config_sets.end(), own_config.begin(), own_config.end());
+  tb_sets.insert(tb_sets.end(), own_tb.begin(), own_tb.end());
+  pp.args = {"run", "--config", spec.config, "--testbench", spec.testbenches[point.testbench]};
+  for (const auto& s : config_sets)
+    pp.args.insert(pp.args.end(), {"--set", s});
+  for (const auto& s : tb_sets)
+    pp.args.insert(pp.args.end(), {"--tb-set", s});
+  try {
+    load_point(base, point.testbench, spec.testbenches[point.testbench], spec.config, own_config,
+               own_tb);
+  } catch (const InputError& e) {
+    pp.invalid = e.what();
+  }
+  return pp;
+}
+
+} // namespace
+
+Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
+  Plan plan;
+  plan.name = spec.name;
+  plan.sweep_file = spec.file;
+  plan.cwd = fs::current_path().string();
+  plan.metrics = spec.metrics;
+  plan.timeout_ms = timeout_ms;
+  for (const auto& p : spec.parameters) {
+    plan.parameter_keys.push_back(p.key);
+    if (p.linked())
+      plan.linked.emplace_back(p.key, p.linked_keys);
+  }
+
+  Base base = load_base(spec);
+  const FixedSets fixed = apply_fixed(spec, base);
+  check_parameter_keys(spec, base);
+  check_metrics(spec, base);
+  for (const Point& point : expand_points(spec))
+    plan.points.push_back(plan_point(spec, base, fixed, point));
   return plan;
 }
 

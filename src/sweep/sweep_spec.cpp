@@ -318,19 +318,10 @@ std::vector<std::string> expand_values(const cfg::Node& node, const std::string&
                        std::string(node.kind_name()));
 }
 
-Spec read_spec(const cfg::Node& root, const std::string& file) {
-  if (!root.is_map())
-    throw InputError(root.is_null() ? SourceLoc{file, 1, 1} : root.loc, "",
-                     "expected a sweep: a map with config, testbench, parameters and metrics");
-  Spec spec;
-  spec.file = file;
-  cfg::Section top(&root, "", nullptr);
-  spec.name = top.string("name", fs::path(file).stem().string());
+namespace {
 
-  const cfg::Node& config = top.require("config", "the hardware configuration file");
-  spec.config = resolve(file, scalar_of(config, "config", "a file name"));
-  spec.config_loc = config.loc;
-
+// `testbench`: one file or a list of them, each listed once.
+void read_testbench_files(cfg::Section& top, const std::string& file, Spec& spec) {
   const cfg::Node& testbench = top.require("testbench", "a testbench file or a list of them");
   const std::vector<cfg::Node> tb_items =
       testbench.is_seq() ? testbench.items : std::vector<cfg::Node>{testbench};
@@ -347,42 +338,39 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
     spec.testbenches.push_back(resolve(file, label));
     spec.testbench_locs.push_back(item.loc);
   }
+}
 
-  top.accept("set");
-  if (const cfg::Node* set = top.value("set"); set && !set->is_null()) {
-    if (!set->is_map())
-      top.fail("set", std::string("expected a map of key: value, got ") + set->kind_name());
-    for (const auto& e : set->entries)
-      spec.fixed.push_back({e.key, scalar_of(e.value, "set." + e.key, "a value"), e.key_loc});
-  }
-
-  spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
-
+// `parameters`: config (or testbench) key -> values; no key set twice.
+void read_parameters(cfg::Section& top, Spec& spec) {
   top.accept("parameters");
-  if (const cfg::Node* params = top.value("parameters"); params && !params->is_null()) {
-    if (!params->is_map())
-      top.fail("parameters",
-               std::string("expected a map of config key: values, got ") + params->kind_name());
-    for (const auto& e : params->entries) {
-      Parameter p = read_parameter(e);
-      const std::vector<std::string> keys = p.keys();
-      for (size_t k = 0; k < keys.size(); ++k) {
-        const std::string where = p.where(k);
-        for (const auto& f : spec.fixed)
-          if (f.key == keys[k])
+  const cfg::Node* params = top.value("parameters");
+  if (!params || params->is_null())
+    return;
+  if (!params->is_map())
+    top.fail("parameters",
+             std::string("expected a map of config key: values, got ") + params->kind_name());
+  for (const auto& e : params->entries) {
+    Parameter p = read_parameter(e);
+    const std::vector<std::string> keys = p.keys();
+    for (size_t k = 0; k < keys.size(); ++k) {
+      const std::string where = p.where(k);
+      for (const auto& f : spec.fixed)
+        if (f.key == keys[k])
+          throw InputError(p.key_loc(k), where,
+                           "is also fixed under set (line " + std::to_string(f.loc.line) + ")");
+      for (const auto& other : spec.parameters)
+        for (const auto& key : other.keys())
+          if (key == keys[k] && p.linked())
             throw InputError(p.key_loc(k), where,
-                             "is also fixed under set (line " + std::to_string(f.loc.line) + ")");
-        for (const auto& other : spec.parameters)
-          for (const auto& key : other.keys())
-            if (key == keys[k] && p.linked())
-              throw InputError(p.key_loc(k), where,
-                               "is also set by parameters." + other.key + " (line " +
-                                   std::to_string(other.loc.line) + ")");
-      }
-      spec.parameters.push_back(std::move(p));
+                             "is also set by parameters." + other.key + " (line " +
+                                 std::to_string(other.loc.line) + ")");
     }
+    spec.parameters.push_back(std::move(p));
   }
+}
 
+// `metrics`: a list of report.json paths, or a map of column: path.
+void read_metrics(cfg::Section& top, Spec& spec) {
   const cfg::Node& metrics = top.require("metrics", "a list of report.json paths");
   auto add_metric = [&](const std::string& name, const cfg::Node& value, const std::string& key) {
     const std::string& path = scalar_of(value, key, "a report.json path such as sim.simulated_ns");
@@ -406,9 +394,10 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
     top.fail("metrics", "expected a list of report.json paths or a map of column: path, got " +
                             std::string(metrics.kind_name()));
   }
-  top.finish();
+}
 
-  // Column names must not collide with each other or with the fixed columns.
+// Column names must not collide with each other or with the fixed columns.
+void check_columns(const Spec& spec) {
   std::vector<std::string> columns = {"point", "testbench", "status", "error", "wall_s"};
   auto claim = [&](const std::string& name, const SourceLoc& loc, const std::string& key) {
     for (const auto& c : columns)
@@ -424,7 +413,10 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
   }
   for (const auto& m : spec.metrics)
     claim(m.name, m.loc, "metrics");
+}
 
+// Zipped lists have one length; a grid has at most kMaxPoints points.
+void check_point_count(const Spec& spec) {
   if (spec.zip && !spec.parameters.empty()) {
     const Parameter& first = spec.parameters.front();
     for (const auto& p : spec.parameters)
@@ -442,6 +434,38 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
         throw InputError(p.loc, "parameters." + p.key,
                          "the grid has more than " + std::to_string(kMaxPoints) + " points");
     }
+}
+
+} // namespace
+
+Spec read_spec(const cfg::Node& root, const std::string& file) {
+  if (!root.is_map())
+    throw InputError(root.is_null() ? SourceLoc{file, 1, 1} : root.loc, "",
+                     "expected a sweep: a map with config, testbench, parameters and metrics");
+  Spec spec;
+  spec.file = file;
+  cfg::Section top(&root, "", nullptr);
+  spec.name = top.string("name", fs::path(file).stem().string());
+
+  const cfg::Node& config = top.require("config", "the hardware configuration file");
+  spec.config = resolve(file, scalar_of(config, "config", "a file name"));
+  spec.config_loc = config.loc;
+  read_testbench_files(top, file, spec);
+
+  top.accept("set");
+  if (const cfg::Node* set = top.value("set"); set && !set->is_null()) {
+    if (!set->is_map())
+      top.fail("set", std::string("expected a map of key: value, got ") + set->kind_name());
+    for (const auto& e : set->entries)
+      spec.fixed.push_back({e.key, scalar_of(e.value, "set." + e.key, "a value"), e.key_loc});
+  }
+
+  spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
+  read_parameters(top, spec);
+  read_metrics(top, spec);
+  top.finish();
+  check_columns(spec);
+  check_point_count(spec);
   return spec;
 }
 

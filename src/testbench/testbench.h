@@ -7,45 +7,87 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace npu {
 
-/// One step of a testbench's host program.
-struct Step {
-  enum class Kind {
-    Launch,
-    Memcpy,
-    Repeat,
-    HostWork,
-    Record,
-    Wait,
-    Sync,
-    Query,
-    Elapsed,
-    CommandList,
-    Submit,
-    Free,
-    Destroy
-  };
-  Kind kind = Kind::Launch;
-  SourceLoc loc;
+struct Step;
+
+/// The kinds of testbench step, one struct each. Buffer, kernel, event
+/// and command-list fields are indices into the Testbench's tables; a stream is 0 for the
+/// default stream, else index + 1.
+namespace step {
+struct Launch {
   uint32_t kernel = 0;
   std::vector<uint32_t> args; ///< buffer indices
-  uint32_t stream = 0;        ///< 0 = default stream, else index + 1 into streams (destroy too)
+  uint32_t stream = 0;
   bool async = false;
-  uint32_t dst = 0, src = 0;               ///< buffer indices (memcpy; free: dst)
-  uint64_t dst_offset = 0, src_offset = 0; ///< memcpy: where in each buffer, in bytes
+};
+struct Memcpy {
+  uint32_t dst = 0, src = 0;
+  uint64_t dst_offset = 0, src_offset = 0; ///< where in each buffer, in bytes
   uint64_t bytes = 0;
-  uint64_t count = 0;       ///< repeat
-  std::vector<Step> body;   ///< repeat; command_list (its launches)
-  uint64_t duration_ps = 0; ///< host_work
-  uint32_t event = 0;       ///< record, wait, sync on an event, query; elapsed: start
-  uint32_t end_event = 0;   ///< elapsed
-  std::string label;        ///< query, elapsed: name in the report
-  bool sync_device = false; ///< sync: device
-  bool sync_event = false;  ///< sync: {event: ...}
-  uint32_t list = 0;        ///< command_list, submit: index into Testbench::command_lists
+  uint32_t stream = 0;
+  bool async = false;
+};
+struct Repeat {
+  uint64_t count = 0;
+  std::vector<Step> body;
+};
+struct HostWork {
+  uint64_t duration_ps = 0;
+};
+struct Record {
+  uint32_t event = 0;
+  uint32_t stream = 0;
+};
+struct Wait {
+  uint32_t event = 0;
+  uint32_t stream = 0;
+};
+struct Sync {
+  enum class Target { Stream, Device, Event };
+  Target target = Target::Stream;
+  uint32_t stream = 0; ///< Target::Stream
+  uint32_t event = 0;  ///< Target::Event
+};
+struct Query {
+  uint32_t event = 0;
+  std::string label; ///< name in the report
+};
+struct Elapsed {
+  uint32_t start = 0, end = 0; ///< events
+  std::string label;           ///< name in the report
+};
+struct CommandList {
+  uint32_t list = 0;      ///< index into Testbench::command_lists
+  std::vector<Step> body; ///< its launches (and repeats of them)
+};
+struct Submit {
+  uint32_t list = 0;
+  uint32_t stream = 0;
+  bool async = false;
+};
+struct Free {
+  uint32_t buffer = 0;
+};
+struct Destroy {
+  uint32_t stream = 0;
+};
+} // namespace step
+
+/// One step of a testbench's host program: what it does and where the file declares it.
+struct Step {
+  using Action = std::variant<step::Launch, step::Memcpy, step::Repeat, step::HostWork,
+                              step::Record, step::Wait, step::Sync, step::Query, step::Elapsed,
+                              step::CommandList, step::Submit, step::Free, step::Destroy>;
+
+  Action action;
+  SourceLoc loc;
+
+  /// The step as kind `T`, or null when it is another kind.
+  template <class T> const T* as() const { return std::get_if<T>(&action); }
 };
 
 /// A YAML workload: kernels, buffers, streams and a host program.

@@ -14,6 +14,11 @@ namespace {
 using test::contains;
 using test::input_error;
 
+// The step as kind `T`; a step of another kind fails the test (std::get throws).
+template <class T> const T& step_as(const Step& s) {
+  return std::get<T>(s.action);
+}
+
 // The testbench from SPEC.md, "Formats that users and checks rely on".
 const char* const kSpecExample = R"(name: two-streams
 kernels:
@@ -104,42 +109,35 @@ TEST(TestbenchParse, SpecExample) {
   EXPECT_EQ(tb.events[0], "e1");
 
   ASSERT_EQ(tb.program.size(), 7u);
-  const Step& memcpy = tb.program[0];
-  EXPECT_EQ(memcpy.kind, Step::Kind::Memcpy);
+  const auto& memcpy = step_as<step::Memcpy>(tb.program[0]);
   EXPECT_EQ(memcpy.dst, 1u);
   EXPECT_EQ(memcpy.src, 0u);
   EXPECT_EQ(memcpy.bytes, 1u << 20);
   EXPECT_EQ(memcpy.stream, 1u); // streams are index + 1
   EXPECT_TRUE(memcpy.async);
-  EXPECT_EQ(memcpy.loc.str(), "tb.yaml:11:5");
+  EXPECT_EQ(tb.program[0].loc.str(), "tb.yaml:11:5");
 
-  const Step& launch = tb.program[1];
-  EXPECT_EQ(launch.kind, Step::Kind::Launch);
+  const auto& launch = step_as<step::Launch>(tb.program[1]);
   EXPECT_EQ(launch.kernel, 0u);
   EXPECT_EQ(launch.stream, 1u);
   EXPECT_TRUE(launch.async);
   EXPECT_EQ(launch.args, (std::vector<uint32_t>{1}));
 
-  const Step& repeat = tb.program[2];
-  EXPECT_EQ(repeat.kind, Step::Kind::Repeat);
+  const auto& repeat = step_as<step::Repeat>(tb.program[2]);
   EXPECT_EQ(repeat.count, 10u);
   ASSERT_EQ(repeat.body.size(), 1u);
-  EXPECT_EQ(repeat.body[0].kind, Step::Kind::Launch);
-  EXPECT_EQ(repeat.body[0].kernel, 2u);
-  EXPECT_EQ(repeat.body[0].stream, 2u);
-  EXPECT_TRUE(repeat.body[0].async);
+  const auto& body = step_as<step::Launch>(repeat.body[0]);
+  EXPECT_EQ(body.kernel, 2u);
+  EXPECT_EQ(body.stream, 2u);
+  EXPECT_TRUE(body.async);
 
-  EXPECT_EQ(tb.program[3].kind, Step::Kind::HostWork);
-  EXPECT_EQ(tb.program[3].duration_ps, 50000000u);
-  EXPECT_EQ(tb.program[4].kind, Step::Kind::Record);
-  EXPECT_EQ(tb.program[4].event, 0u);
-  EXPECT_EQ(tb.program[4].stream, 1u);
-  EXPECT_EQ(tb.program[5].kind, Step::Kind::Wait);
-  EXPECT_EQ(tb.program[5].event, 0u);
-  EXPECT_EQ(tb.program[5].stream, 2u);
-  EXPECT_EQ(tb.program[6].kind, Step::Kind::Sync);
-  EXPECT_EQ(tb.program[6].stream, 1u);
-  EXPECT_FALSE(tb.program[6].sync_device);
+  EXPECT_EQ(step_as<step::HostWork>(tb.program[3]).duration_ps, 50000000u);
+  EXPECT_EQ(step_as<step::Record>(tb.program[4]).event, 0u);
+  EXPECT_EQ(step_as<step::Record>(tb.program[4]).stream, 1u);
+  EXPECT_EQ(step_as<step::Wait>(tb.program[5]).event, 0u);
+  EXPECT_EQ(step_as<step::Wait>(tb.program[5]).stream, 2u);
+  EXPECT_EQ(step_as<step::Sync>(tb.program[6]).stream, 1u);
+  EXPECT_EQ(step_as<step::Sync>(tb.program[6]).target, step::Sync::Target::Stream);
   EXPECT_TRUE(looks_like_testbench(cfg::parse_yaml_string(kSpecExample, "tb.yaml")));
 }
 
@@ -152,7 +150,7 @@ TEST(TestbenchParse, StreamsAsMapWithPriority) {
   EXPECT_EQ(tb.streams[0].priority, 5);
   EXPECT_EQ(tb.streams[1].priority, -2);
   EXPECT_EQ(tb.streams[2].priority, 0);
-  EXPECT_EQ(tb.program[0].stream, 2u);
+  EXPECT_EQ(step_as<step::Launch>(tb.program[0]).stream, 2u);
 }
 
 TEST(TestbenchParse, StreamPriorityChecked) {
@@ -169,14 +167,14 @@ TEST(TestbenchParse, DefaultsAndSpecialTargets) {
                                               "  - sync: device\n"
                                               "  - sync: default\n"));
   ASSERT_EQ(tb.program.size(), 5u);
-  EXPECT_EQ(tb.program[0].stream, 0u);
-  EXPECT_FALSE(tb.program[0].async);
-  EXPECT_TRUE(tb.program[0].args.empty());
-  EXPECT_EQ(tb.program[1].stream, 0u);
-  EXPECT_EQ(tb.program[2].bytes, 1024u); // the smaller of the two buffers
-  EXPECT_TRUE(tb.program[3].sync_device);
-  EXPECT_FALSE(tb.program[4].sync_device);
-  EXPECT_EQ(tb.program[4].stream, 0u);
+  EXPECT_EQ(step_as<step::Launch>(tb.program[0]).stream, 0u);
+  EXPECT_FALSE(step_as<step::Launch>(tb.program[0]).async);
+  EXPECT_TRUE(step_as<step::Launch>(tb.program[0]).args.empty());
+  EXPECT_EQ(step_as<step::Launch>(tb.program[1]).stream, 0u);
+  EXPECT_EQ(step_as<step::Memcpy>(tb.program[2]).bytes, 1024u); // the smaller of the two buffers
+  EXPECT_EQ(step_as<step::Sync>(tb.program[3]).target, step::Sync::Target::Device);
+  EXPECT_EQ(step_as<step::Sync>(tb.program[4]).target, step::Sync::Target::Stream);
+  EXPECT_EQ(step_as<step::Sync>(tb.program[4]).stream, 0u);
   EXPECT_EQ(tb.buffers[1].memory, MemoryKind::Sram);
   EXPECT_EQ(tb.kernels[1].desc.binary_bytes, 4096u);
 }
@@ -240,7 +238,7 @@ TEST(TestbenchParse, EventRecordedAfterWaitIsAccepted) {
   const Testbench tb = read_text(with_program("  - wait: {event: e, stream: s2}\n"
                                               "  - record: {event: e, stream: s1}\n"));
   ASSERT_EQ(tb.events.size(), 1u);
-  EXPECT_EQ(tb.program[0].event, tb.program[1].event);
+  EXPECT_EQ(step_as<step::Wait>(tb.program[0]).event, step_as<step::Record>(tb.program[1]).event);
 }
 
 TEST(TestbenchErrors, UnknownKernelHasHint) {
@@ -296,16 +294,16 @@ TEST(TestbenchParse, EventQuerySyncAndElapsedSteps) {
                                               "  - elapsed: {start: e0, end: e1, label: k1}\n"
                                               "  - query: {event: e0, label: again}\n"));
   ASSERT_EQ(tb.program.size(), 7u);
-  EXPECT_EQ(tb.program[3].kind, Step::Kind::Query);
-  EXPECT_EQ(tb.program[3].label, "query e1");
-  EXPECT_EQ(tb.program[4].kind, Step::Kind::Sync);
-  EXPECT_TRUE(tb.program[4].sync_event);
-  EXPECT_EQ(tb.program[4].event, tb.program[2].event);
-  EXPECT_EQ(tb.program[5].kind, Step::Kind::Elapsed);
-  EXPECT_EQ(tb.program[5].event, tb.program[0].event);
-  EXPECT_EQ(tb.program[5].end_event, tb.program[2].event);
-  EXPECT_EQ(tb.program[5].label, "k1");
-  EXPECT_EQ(tb.program[6].label, "again");
+  const uint32_t e0 = step_as<step::Record>(tb.program[0]).event;
+  const uint32_t e1 = step_as<step::Record>(tb.program[2]).event;
+  EXPECT_EQ(step_as<step::Query>(tb.program[3]).label, "query e1");
+  EXPECT_EQ(step_as<step::Sync>(tb.program[4]).target, step::Sync::Target::Event);
+  EXPECT_EQ(step_as<step::Sync>(tb.program[4]).event, e1);
+  const auto& elapsed = step_as<step::Elapsed>(tb.program[5]);
+  EXPECT_EQ(elapsed.start, e0);
+  EXPECT_EQ(elapsed.end, e1);
+  EXPECT_EQ(elapsed.label, "k1");
+  EXPECT_EQ(step_as<step::Query>(tb.program[6]).label, "again");
 }
 
 TEST(TestbenchErrors, EventStepsNeedRecordedEvents) {
@@ -357,16 +355,16 @@ TEST(TestbenchParse, CommandListRecordsLaunchesAndSubmits) {
   ASSERT_EQ(tb.command_lists.size(), 1u);
   EXPECT_EQ(tb.command_lists[0], "step");
   ASSERT_EQ(tb.program.size(), 3u);
-  const Step& list = tb.program[0];
-  EXPECT_EQ(list.kind, Step::Kind::CommandList);
+  const auto& list = step_as<step::CommandList>(tb.program[0]);
   ASSERT_EQ(list.body.size(), 2u);
-  EXPECT_EQ(list.body[0].args.size(), 2u);
-  EXPECT_EQ(list.body[1].count, 3u);
-  EXPECT_EQ(tb.program[1].kind, Step::Kind::Submit);
-  EXPECT_EQ(tb.program[1].stream, 2u);
-  EXPECT_TRUE(tb.program[1].async);
-  EXPECT_EQ(tb.program[2].stream, 0u); // the default stream, synchronous
-  EXPECT_FALSE(tb.program[2].async);
+  EXPECT_EQ(step_as<step::Launch>(list.body[0]).args.size(), 2u);
+  EXPECT_EQ(step_as<step::Repeat>(list.body[1]).count, 3u);
+  const auto& submit = step_as<step::Submit>(tb.program[1]);
+  EXPECT_EQ(submit.stream, 2u);
+  EXPECT_TRUE(submit.async);
+  const auto& sync_submit = step_as<step::Submit>(tb.program[2]);
+  EXPECT_EQ(sync_submit.stream, 0u); // the default stream, synchronous
+  EXPECT_FALSE(sync_submit.async);
 }
 
 TEST(TestbenchErrors, CommandListErrors) {
@@ -413,17 +411,15 @@ TEST(TestbenchParse, FreeDestroyAndPartialMemcpySteps) {
                    "  - launch: {kernel: k1, args: [b], stream: s2}\n"
                    "  - sync: s2\n"));
   ASSERT_EQ(tb.program.size(), 6u);
-  const Step& part = tb.program[0];
+  const auto& part = step_as<step::Memcpy>(tb.program[0]);
   EXPECT_EQ(part.dst_offset, 1024u);
   EXPECT_EQ(part.src_offset, 512u);
   EXPECT_EQ(part.bytes, 256u);
-  EXPECT_EQ(tb.program[1].dst_offset, 0u);
-  EXPECT_EQ(tb.program[1].bytes, 768u); // what is left of b after the offset
-  EXPECT_EQ(tb.program[2].kind, Step::Kind::Free);
-  EXPECT_EQ(tb.program[2].dst, 0u);
+  EXPECT_EQ(step_as<step::Memcpy>(tb.program[1]).dst_offset, 0u);
+  EXPECT_EQ(step_as<step::Memcpy>(tb.program[1]).bytes, 768u); // what is left of b after the offset
+  EXPECT_EQ(step_as<step::Free>(tb.program[2]).buffer, 0u);
   EXPECT_EQ(tb.program[2].loc.str(), "tb.yaml:12:5");
-  EXPECT_EQ(tb.program[3].kind, Step::Kind::Destroy);
-  EXPECT_EQ(tb.program[3].stream, 1u);
+  EXPECT_EQ(step_as<step::Destroy>(tb.program[3]).stream, 1u);
 }
 
 // A free or destroy inside a repeat that never runs frees nothing: later uses are fine.
@@ -431,7 +427,7 @@ TEST(TestbenchParse, FreeInARepeatThatNeverRunsLeavesTheBuffer) {
   const Testbench tb = read_text(with_program("  - repeat: {count: 0, body: [{free: a}]}\n"
                                               "  - repeat: {count: 1, body: [{destroy: s1}]}\n"
                                               "  - launch: {kernel: k1, args: [a], stream: s2}\n"));
-  EXPECT_EQ(tb.program[0].body[0].kind, Step::Kind::Free);
+  EXPECT_NE(step_as<step::Repeat>(tb.program[0]).body[0].as<step::Free>(), nullptr);
 }
 
 TEST(TestbenchErrors, BufferUsedAfterFree) {

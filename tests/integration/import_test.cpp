@@ -49,9 +49,10 @@ struct Layer {
 std::vector<Layer> mac_layers(const npu::Testbench& tb) {
   std::vector<Layer> layers;
   for (const npu::Step& s : tb.program) {
-    if (s.kind != npu::Step::Kind::Launch)
+    const auto* launch = s.as<npu::step::Launch>();
+    if (!launch)
       continue;
-    const npu::OpSpec& op = tb.kernels[s.kernel].desc.op;
+    const npu::OpSpec& op = tb.kernels[launch->kernel].desc.op;
     // A depthwise convolution's multiply-accumulates run on the vector unit.
     const npu::OpExtent x = npu::op_extent(op);
     const uint64_t macs = op.kind == npu::OpKind::DepthwiseConv2d ? x.vector_ops : x.macs;
@@ -143,7 +144,7 @@ TEST_F(ImportTest, FuseElementwiseJoinsActivationsToTheirProducers) {
   EXPECT_EQ(fused.name, "fused");
   auto launches = [](const npu::Testbench& tb) {
     return std::count_if(tb.program.begin(), tb.program.end(),
-                         [](const npu::Step& s) { return s.kind == npu::Step::Kind::Launch; });
+                         [](const npu::Step& s) { return s.as<npu::step::Launch>() != nullptr; });
   };
   EXPECT_EQ(launches(plain), 122);
   EXPECT_EQ(launches(fused), 57); // 53 convs with their BatchNorm, ReLU and residual add

@@ -413,7 +413,7 @@ struct Reader {
     repeating -= again ? 1 : 0;
     // An empty body would spin without simulated time or memory to stop it.
     if (repeat.body.empty())
-      s.fail("body", "a repeat needs at least one repeat");
+      s.fail("body", "a repeat needs at least one step");
     s.finish();
     return repeat;
   }

@@ -17,9 +17,8 @@ constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
 } // namespace
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
-                         ICache& icache, DmaEngine& dma, Region sram_partition,
-                         const PlanTarget& target)
-    : sc_module(name), m_config(config), m_index(index), m_icache(icache), m_dma(dma),
+                         Region sram_partition, const PlanTarget& target)
+    : sc_module(name), icache("icache"), dma("dma"), m_config(config), m_index(index),
       m_sram(sram_partition), m_target(target),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_load_pool("loads", kStreams), m_store_pool("stores", kStreams) {
@@ -48,14 +47,13 @@ void ComputeUnit::serve() {
     const uint64_t t3 = to_ps(sc_core::sc_time_stamp());
     UnitResult result;
     result.unit = m_index;
-    const uint64_t hits = m_icache.hits(), misses = m_icache.misses();
+    const uint64_t hits = icache->hits(), misses = icache->misses();
     // A kernel of `cycles` ops touches nothing shared while its code hits: its thread
     // may run ahead of the clock from the preload to its end (see defer_cycles()).
     const bool ahead = cycles_only(job);
-    m_icache.preload(job.binary_addr, job.binary_bytes, job.launch_id,
-                     ahead ? &m_owed_ps : nullptr);
-    result.preload_hits = m_icache.hits() - hits;
-    result.preload_misses = m_icache.misses() - misses;
+    icache->preload(job.binary_addr, job.binary_bytes, job.launch_id, ahead ? &m_owed_ps : nullptr);
+    result.preload_hits = icache->hits() - hits;
+    result.preload_misses = icache->misses() - misses;
     result.t4_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
     m_instruction_stall_ps += result.t4_ps - t3;
     m_job_dram_bytes = 0;
@@ -123,7 +121,7 @@ void ComputeUnit::settle() {
 
 void ComputeUnit::fetch_hot_loop(const KernelJob& job, UnitResult& result) {
   const uint64_t stall =
-      m_icache.fetch(job.hot_loop_addr, job.hot_loop_bytes, job.launch_id, &m_owed_ps);
+      icache->fetch(job.hot_loop_addr, job.hot_loop_bytes, job.launch_id, &m_owed_ps);
   result.ifetch_stall_ps += stall;
   m_instruction_stall_ps += stall;
 }
@@ -319,7 +317,7 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
                            std::to_string(job.launch_id) + " on unit " + std::to_string(m_index);
   if (m_dma_active++ == 0)
     m_dma_since_ps = to_ps(sc_core::sc_time_stamp());
-  pool.run(descriptors.size(), [&](uint64_t i) { m_dma.run(descriptors[i], what, tag); });
+  pool.run(descriptors.size(), [&](uint64_t i) { dma->run(descriptors[i], what, tag); });
   if (--m_dma_active == 0)
     m_memory_active_ps += to_ps(sc_core::sc_time_stamp()) - m_dma_since_ps;
   m_dma_transfers += descriptors.size();

@@ -4,9 +4,10 @@
 #include "models/common/worker_pool.h"
 #include "models/compute/compute_config.h"
 #include "models/compute/kernel_job.h"
+#include "models/compute/kernel_unit_if.h"
 #include "models/compute/tiling.h"
-#include "models/dma/dma.h"
-#include "models/icache/icache.h"
+#include "models/dma/dma_if.h"
+#include "models/icache/icache_if.h"
 
 #include <systemc>
 
@@ -25,9 +26,11 @@ namespace npu {
 /// or vector-unit formula), and a storer thread writes finished results back. Two
 /// operand and two result buffers let the loads of the next tile and the stores of
 /// the previous one overlap the current tile's compute.
-class ComputeUnit : public sc_core::sc_module {
+class ComputeUnit : public sc_core::sc_module, public KernelUnitIf {
 public:
-  using DoneCallback = std::function<void(const UnitResult&)>;
+  sc_core::sc_port<InstructionCacheIf> icache; ///< the unit's own instruction cache
+  sc_core::sc_port<DmaIf> dma;                 ///< operand loads and result stores
+
   /// DMA descriptors one loader or storer keeps in flight (a tile's operands load
   /// side by side, e.g. the A and B blocks of a matmul, on separate DMA channels).
   static constexpr unsigned kStreams = 4;
@@ -36,16 +39,16 @@ public:
 
   /// `target` is what the tile planner knows of the hardware (its partition_bytes is
   /// the size of `sram_partition`).
-  ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index, ICache& icache,
-              DmaEngine& dma, Region sram_partition, const PlanTarget& target);
+  ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
+              Region sram_partition, const PlanTarget& target);
 
-  /// Hands a job to the unit; `done` runs in the unit's thread when it finishes.
-  void start(KernelJob job, DoneCallback done);
+  void start(KernelJob job, DoneCallback done) override;
   bool busy() const { return m_job.has_value(); }
   int index() const { return m_index; }
-  ICache& icache() { return m_icache; }
-  /// Time occupied by kernels, dispatch to finish, summed (ps); for load balancing.
-  uint64_t busy_ps() const { return m_occupied_ps; }
+  uint64_t busy_ps() const override { return m_occupied_ps; }
+  uint64_t resident_lines(uint64_t addr, uint64_t bytes) const override {
+    return icache->resident_lines(addr, bytes);
+  }
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
@@ -81,8 +84,6 @@ private:
 
   ComputeConfig m_config;
   int m_index;
-  ICache& m_icache;
-  DmaEngine& m_dma;
   Region m_sram;
   PlanTarget m_target;
   uint64_t m_period_ps;

@@ -5,6 +5,7 @@
 #include "models/common/trace.h"
 #include "models/common/worker_pool.h"
 #include "models/dma/dma_config.h"
+#include "models/dma/dma_if.h"
 
 #include <systemc>
 #include <tlm>
@@ -21,22 +22,6 @@
 
 namespace npu {
 
-/// A DMA descriptor: `rows` rows of `row_bytes`, each row starting `src_stride`
-/// (`dst_stride`) bytes after the previous one. A 1-D copy is one row.
-struct DmaTransfer {
-  uint64_t src = 0;
-  uint64_t dst = 0;
-  uint64_t row_bytes = 0;
-  uint64_t rows = 1;
-  uint64_t src_stride = 0;
-  uint64_t dst_stride = 0;
-
-  uint64_t bytes() const { return row_bytes * rows; }
-  static DmaTransfer linear(uint64_t dst, uint64_t src, uint64_t bytes) {
-    return DmaTransfer{src, dst, bytes, 1, bytes, bytes};
-  }
-};
-
 /// DMA engine with `channels` channels. A transfer takes a free channel (waiting
 /// for one if all are busy, channels handed out round-robin), pays the setup
 /// latency, then moves its bursts read-then-write through the interconnect with
@@ -44,7 +29,7 @@ struct DmaTransfer {
 /// bursts queue behind other traffic at the memories. Granularity::Access64: each burst
 /// is a blocking transaction of its own channel worker thread. Granularity::Burst: one
 /// loop issues every transfer's bursts as non-blocking transactions (pump).
-class DmaEngine : public sc_core::sc_module {
+class DmaEngine : public sc_core::sc_module, public DmaIf {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
@@ -53,7 +38,7 @@ public:
 
   /// Runs `transfer`; blocks the calling SystemC thread until the last write is
   /// done. A bus error throws SimulationError naming `what`.
-  void run(const DmaTransfer& transfer, const std::string& what, const NpuExtension& tag);
+  void run(const DmaTransfer& transfer, const std::string& what, const NpuExtension& tag) override;
   /// 1-D copy of `bytes` from `src` to `dst` (device addresses).
   void copy(uint64_t dst, uint64_t src, uint64_t bytes, const std::string& what,
             const NpuExtension& tag) {

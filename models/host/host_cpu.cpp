@@ -206,12 +206,15 @@ uint64_t HostCpu::write_descriptor(Descriptor desc, const std::vector<uint8_t>& 
   }
   const uint64_t id = m_commands.size();
   CommandState state;
-  state.type = desc.type;
+  state.type = desc.type();
   state.stream = stream;
   state.queue = q;
-  if (desc.type == CommandType::EventRecord || desc.type == CommandType::EventWait) {
-    state.event = static_cast<uint32_t>(desc.c);
-    state.record = desc.type == CommandType::EventWait ? desc.d : event_records(state.event);
+  if (const auto* record = std::get_if<EventRecordCommand>(&desc.body)) {
+    state.event = static_cast<uint32_t>(record->event);
+    state.record = event_records(state.event);
+  } else if (const auto* wait = std::get_if<EventWaitCommand>(&desc.body)) {
+    state.event = static_cast<uint32_t>(wait->event);
+    state.record = wait->records;
   }
   m_commands.push_back(state);
   if (m_stream_outstanding.size() <= stream) {
@@ -273,13 +276,9 @@ std::vector<uint8_t> HostCpu::pack(const LaunchRequest& r) {
 Descriptor HostCpu::kernel_descriptor(const LaunchRequest& r, uint64_t launch_id,
                                       size_t arg_bytes) {
   Descriptor d;
-  d.type = CommandType::Kernel;
-  d.a = r.binary_addr;
-  d.b = r.binary_bytes;
-  d.c = r.kernel;
-  d.d = launch_id;
-  d.arg_bytes = static_cast<uint32_t>(arg_bytes);
-  d.units = r.units;
+  d.body = KernelCommand{
+      r.binary_addr, r.binary_bytes, r.kernel, launch_id, static_cast<uint32_t>(arg_bytes),
+      r.units};
   return d;
 }
 
@@ -380,10 +379,7 @@ void HostCpu::copy(uint64_t dst, uint64_t src, uint64_t bytes, uint32_t stream, 
   const uint64_t call_begin = trace_begin();
   run_ahead(m_config.memcpy_setup_ps);
   Descriptor d;
-  d.type = CommandType::Copy;
-  d.a = src;
-  d.b = dst;
-  d.c = bytes;
+  d.body = CopyCommand{src, dst, bytes};
   const uint64_t cmd = submit(d, {}, stream);
   ++m_copies;
   if (!async) {
@@ -402,8 +398,7 @@ void HostCpu::record_event(uint32_t event, uint32_t stream) {
   const uint64_t call_begin = trace_begin();
   driver_call();
   Descriptor d;
-  d.type = CommandType::EventRecord;
-  d.c = event;
+  d.body = EventRecordCommand{event};
   m_event_record_commands[event].push_back(submit(d, {}, stream));
   trace_call("event_record", call_begin);
 }
@@ -448,10 +443,8 @@ void HostCpu::wait_event(uint32_t event, uint32_t stream) {
   const uint64_t call_begin = trace_begin();
   driver_call();
   Descriptor d;
-  d.type = CommandType::EventWait;
-  d.c = event;
   // Waits for the latest record issued so far, or the first one if none was yet.
-  d.d = std::max<uint64_t>(1, event_records(event));
+  d.body = EventWaitCommand{event, std::max<uint64_t>(1, event_records(event))};
   submit(d, {}, stream);
   trace_call("stream_wait_event", call_begin);
 }

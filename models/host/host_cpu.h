@@ -6,7 +6,7 @@
 #include "models/common/trace.h"
 #include "models/host/host_config.h"
 #include "models/scheduler/command.h"
-#include "models/scheduler/scheduler.h"
+#include "models/scheduler/completion_sink.h"
 
 #include <systemc>
 #include <tlm>

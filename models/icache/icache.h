@@ -5,6 +5,7 @@
 #include "models/common/trace.h"
 #include "models/common/worker_pool.h"
 #include "models/icache/icache_config.h"
+#include "models/icache/icache_if.h"
 #include "models/icache/tag_store.h"
 
 #include <systemc>
@@ -22,7 +23,7 @@ namespace npu {
 /// One compute unit's instruction cache. Lines are filled from DDR through the
 /// interconnect (or through the shared second level), so fills contend with data
 /// traffic.
-class ICache : public sc_core::sc_module {
+class ICache : public sc_core::sc_module, public InstructionCacheIf {
 public:
   tlm_utils::simple_initiator_socket<ICache> socket;
 
@@ -33,20 +34,22 @@ public:
   /// With `owed`, the caller's thread is *owed ps behind its own time: when every
   /// line hits, the scan time is added to it instead of waited; otherwise the owed
   /// time and the scan are waited out (and *owed cleared) before the fills start.
-  void preload(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed = nullptr);
+  void preload(uint64_t addr, uint64_t bytes, uint64_t launch_id,
+               uint64_t* owed = nullptr) override;
   /// Execution: one pass of the unit over the code at [addr, addr+bytes) (a hot-loop
   /// iteration). Resident lines cost nothing beyond the pipeline; missing lines stall
   /// the unit until they are filled, fills_outstanding at a time. Returns the stall (ps).
   /// `owed` as for preload().
-  uint64_t fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id, uint64_t* owed = nullptr);
+  uint64_t fetch(uint64_t addr, uint64_t bytes, uint64_t launch_id,
+                 uint64_t* owed = nullptr) override;
   /// Lines of [addr, addr+bytes) present now (for affinity dispatch).
-  uint64_t resident_lines(uint64_t addr, uint64_t bytes) const;
+  uint64_t resident_lines(uint64_t addr, uint64_t bytes) const override;
   uint64_t line_bytes() const { return m_config.line_bytes; }
   /// Reports misses to `tracer` (null: off).
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
-  uint64_t hits() const { return m_preload.hits + m_fetch.hits; }
-  uint64_t misses() const { return m_preload.misses + m_fetch.misses; }
+  uint64_t hits() const override { return m_preload.hits + m_fetch.hits; }
+  uint64_t misses() const override { return m_preload.misses + m_fetch.misses; }
   uint64_t fetch_misses() const { return m_fetch.misses; }
   uint64_t evictions() const { return m_evictions; }
   uint64_t fetch_stall_ps() const { return m_fetch.ps; }

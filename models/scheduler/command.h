@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -11,21 +12,50 @@ namespace npu {
 /// What a command-ring entry asks the device to do.
 enum class CommandType : uint32_t { Kernel = 1, Copy = 2, EventRecord = 3, EventWait = 4 };
 
+/// Launch a loaded kernel: its binary, its index in the device's kernel table, and
+/// its argument block (in the ring slot's argument area).
+struct KernelCommand {
+  uint64_t binary_addr = 0;
+  uint64_t binary_bytes = 0;
+  uint64_t kernel = 0; ///< index in the device's kernel table
+  uint64_t launch_id = 0;
+  uint32_t arg_bytes = 0; ///< bytes of the argument block
+  uint32_t units = 1;     ///< units the kernel spans
+};
+/// Copy `bytes` from `src` to `dst` (device addresses) on the DMA engine.
+struct CopyCommand {
+  uint64_t src = 0;
+  uint64_t dst = 0;
+  uint64_t bytes = 0;
+};
+/// Record `event` once its queue reaches it.
+struct EventRecordCommand {
+  uint64_t event = 0;
+};
+/// Hold the queue until `event` has been recorded `records` times.
+struct EventWaitCommand {
+  uint64_t event = 0;
+  uint64_t records = 0;
+};
+/// What one command asks for; the alternatives are in CommandType order.
+using CommandBody = std::variant<KernelCommand, CopyCommand, EventRecordCommand, EventWaitCommand>;
+
 /// A 64-byte command descriptor as the driver writes it into a ring in DDR
-/// (little-endian). Field meaning depends on the type:
-///   Kernel: a = binary address, b = binary bytes, c = kernel index, d = launch id
-///           (its argument block sits in the slot's argument area)
-///   Copy:   a = source, b = destination, c = bytes
-///   EventRecord: c = event id;  EventWait: c = event id, d = records to wait for
+/// (little-endian): type, queue, command id, four 64-bit words whose meaning the
+/// type gives, argument bytes, units, priority. Words per type:
+///   Kernel: binary_addr, binary_bytes, kernel, launch_id (arg_bytes and units in their own)
+///   Copy: src, dst, bytes;  EventRecord: -, -, event;  EventWait: -, -, event, records
+/// Unused words are written as zero, and arg_bytes and units as 0 and 1.
 struct Descriptor {
   static constexpr uint64_t kBytes = 64;
-  CommandType type = CommandType::Kernel;
   uint32_t queue = 0;
-  uint64_t command_id = 0; ///< driver's sequence number; launch id for kernels
-  uint64_t a = 0, b = 0, c = 0, d = 0;
-  uint32_t arg_bytes = 0; ///< bytes of the argument block at d
-  uint32_t units = 1;     ///< units a kernel spans
-  int32_t priority = 0;   ///< stream priority, higher runs first under `priority`
+  uint64_t command_id = 0; ///< driver's sequence number
+  int32_t priority = 0;    ///< stream priority, higher runs first under `priority`
+  CommandBody body;
+
+  CommandType type() const { return static_cast<CommandType>(body.index() + 1); }
+  /// The kernel launch, or null for other commands.
+  const KernelCommand* kernel() const { return std::get_if<KernelCommand>(&body); }
 
   std::array<uint8_t, kBytes> encode() const;
   /// Returns false when the bytes are not a valid descriptor.

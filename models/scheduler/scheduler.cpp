@@ -9,20 +9,23 @@
 namespace npu {
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-                     const CommandLayout& layout, std::vector<ComputeUnit*> units, DmaEngine& dma,
-                     LaunchLog& log)
-    : sc_module(name), regs("regs"), mem("mem"), m_config(config), m_layout(layout),
-      m_units(std::move(units)), m_dma(dma), m_log(log),
+                     const CommandLayout& layout, LaunchLog& log)
+    : sc_module(name), regs("regs"), mem("mem"), units("units"), dma("dma"),
+      completions("completions"), m_config(config), m_layout(layout), m_log(log),
       m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_queues(config.hw_queues), m_unit_free(m_units.size(), true) {
+      m_queues(config.hw_queues) {
   SC_HAS_PROCESS(Scheduler);
-  if (m_config.max_running == 0)
-    m_config.max_running = static_cast<uint32_t>(m_units.size());
   regs.register_b_transport(this, &Scheduler::b_transport);
   SC_THREAD(fetch_loop);
   SC_THREAD(dispatch_loop);
   SC_THREAD(completion_loop);
+}
+
+void Scheduler::end_of_elaboration() {
+  m_unit_free.assign(static_cast<size_t>(units.size()), true);
+  if (m_config.max_running == 0)
+    m_config.max_running = static_cast<uint32_t>(units.size());
 }
 
 void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
@@ -128,12 +131,12 @@ void Scheduler::fetch() {
     if (!Descriptor::decode(raw.data(), &cmd.desc))
       throw SimulationError("scheduler: malformed descriptor in queue " + std::to_string(q) +
                             " slot " + std::to_string(slot));
-    if (cmd.desc.type == CommandType::Kernel && cmd.desc.arg_bytes > 0) {
+    const KernelCommand* kernel = cmd.desc.kernel();
+    if (kernel && kernel->arg_bytes > 0) {
       sc_core::wait(delay); // shared ports take requests in time order
       delay = sc_core::SC_ZERO_TIME;
-      read_mem(m_layout.arg_addr(q, slot), args.data(), cmd.desc.arg_bytes, "argument block",
-               delay);
-      if (!decode_args(args.data(), cmd.desc.arg_bytes, &cmd.args))
+      read_mem(m_layout.arg_addr(q, slot), args.data(), kernel->arg_bytes, "argument block", delay);
+      if (!decode_args(args.data(), kernel->arg_bytes, &cmd.args))
         throw SimulationError("scheduler: malformed argument block in queue " + std::to_string(q));
     }
     sc_core::wait(delay + ps(m_config.decode_cycles * m_period_ps));
@@ -154,23 +157,25 @@ bool Scheduler::advance_queues() {
     Queue& queue = m_queues[q];
     while (!queue.running && !queue.pending.empty()) {
       Command& head = queue.pending.front();
-      if (head.desc.type == CommandType::Kernel)
+      const CommandType type = head.desc.type();
+      if (type == CommandType::Kernel)
         break;
-      if (head.desc.type == CommandType::EventWait && m_event_records[head.desc.c] < head.desc.d)
+      const auto* wait = std::get_if<EventWaitCommand>(&head.desc.body);
+      if (wait && m_event_records[wait->event] < wait->records)
         break;
-      if (head.desc.type != CommandType::Copy)
+      if (type != CommandType::Copy)
         account(queue); // an event command completes here
       Release cause = release_of(head, queue);
-      if (head.desc.type == CommandType::EventWait) {
+      if (wait) {
         // The record it waits for, when that came last.
-        const Release& record = m_event_release[head.desc.c];
+        const Release& record = m_event_release[wait->event];
         if (record.at_ps >= cause.at_ps)
           cause = record;
       }
       Command cmd = std::move(head);
       queue.pending.pop_front();
       progress = true;
-      if (cmd.desc.type == CommandType::Copy) {
+      if (type == CommandType::Copy) {
         queue.running = true;
         ++m_copies;
         sc_core::sc_spawn(sc_bind(&Scheduler::run_copy, this, std::move(cmd), cause));
@@ -181,14 +186,13 @@ bool Scheduler::advance_queues() {
       // queues wait meanwhile. A record counts once this is done.
       const uint64_t begin = to_ps(sc_core::sc_time_stamp());
       sc_core::wait(ps(m_config.event_cycles * m_period_ps));
+      const auto* record = std::get_if<EventRecordCommand>(&cmd.desc.body);
       if (m_trace)
-        m_trace->slice(TraceTrack::Queue, q,
-                       cmd.desc.type == CommandType::EventRecord ? "event_record"
-                                                                 : "stream_wait_event",
-                       begin, to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
-      if (cmd.desc.type == CommandType::EventRecord) {
-        ++m_event_records[cmd.desc.c];
-        m_event_release[cmd.desc.c] = {cause.launch, to_ps(sc_core::sc_time_stamp())};
+        m_trace->slice(TraceTrack::Queue, q, record ? "event_record" : "stream_wait_event", begin,
+                       to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
+      if (record) {
+        ++m_event_records[record->event];
+        m_event_release[record->event] = {cause.launch, to_ps(sc_core::sc_time_stamp())};
         m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
       }
       complete(cmd, cause.launch);
@@ -210,10 +214,11 @@ void Scheduler::dispatch() {
       if (queue.running || queue.pending.empty())
         continue;
       Command& head = queue.pending.front();
-      if (head.desc.type != CommandType::Kernel)
+      const KernelCommand* kernel = head.desc.kernel();
+      if (!kernel)
         continue;
-      if (slots && head.desc.units <= free_units)
-        ready.push_back({q, head.arrival, head.desc.priority, head.desc.units});
+      if (slots && kernel->units <= free_units)
+        ready.push_back({q, head.arrival, head.desc.priority, kernel->units});
       else
         head.waited_for_units = true; // what frees a unit (or a slot) releases it
     }
@@ -245,16 +250,16 @@ void Scheduler::start_kernel(uint32_t q) {
   queue.pending.pop_front();
   const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
   sc_core::wait(ps(m_config.dispatch_cycles * m_period_ps));
-  const Descriptor& d = run.cmd.desc;
+  const KernelCommand& d = std::get<KernelCommand>(run.cmd.desc.body);
   std::vector<UnitView>& views = m_views;
   views.clear();
-  for (size_t i = 0; i < m_units.size(); ++i) {
+  for (int i = 0; i < units.size(); ++i) {
     UnitView v;
-    v.index = static_cast<int>(i);
-    v.free = m_unit_free[i];
-    v.busy_ps = m_units[i]->busy_ps();
+    v.index = i;
+    v.free = m_unit_free[static_cast<size_t>(i)];
+    v.busy_ps = units[i]->busy_ps();
     if (m_policy->uses_residency() && v.free)
-      v.resident_lines = m_units[i]->icache().resident_lines(d.a, d.b);
+      v.resident_lines = units[i]->resident_lines(d.binary_addr, d.binary_bytes);
     views.push_back(v);
   }
   const std::vector<int> chosen = m_policy->pick_units(views, d.units);
@@ -266,13 +271,13 @@ void Scheduler::start_kernel(uint32_t q) {
   run.t3_ps = to_ps(sc_core::sc_time_stamp());
   run.dispatch_ps = run.cmd.fetch_ps + (run.t3_ps - dispatch_start);
   KernelJob job;
-  job.launch_id = d.d;
-  job.binary_addr = d.a;
-  job.binary_bytes = d.b;
-  const DeviceKernel& kernel = m_kernels.at(d.c);
+  job.launch_id = d.launch_id;
+  job.binary_addr = d.binary_addr;
+  job.binary_bytes = d.binary_bytes;
+  const DeviceKernel& kernel = m_kernels.at(d.kernel);
   job.ops = kernel.ops;
   job.hot_loop_bytes = kernel.hot_loop_bytes;
-  job.hot_loop_addr = d.a + d.b - kernel.hot_loop_bytes;
+  job.hot_loop_addr = d.binary_addr + d.binary_bytes - kernel.hot_loop_bytes;
   job.units = d.units;
   if (run.cmd.args.empty()) {
     job.inputs = {kernel.workspace};
@@ -287,25 +292,25 @@ void Scheduler::start_kernel(uint32_t q) {
     const int u = chosen[i];
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
-    m_units[static_cast<size_t>(u)]->start(i + 1 < chosen.size() ? job : std::move(job),
-                                           [this, id](const UnitResult& r) { unit_done(id, r); });
+    units[u]->start(i + 1 < chosen.size() ? job : std::move(job),
+                    [this, id](const UnitResult& r) { unit_done(id, r); });
   }
 }
 
 void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   const int unit = result.unit;
-  sc_assert(m_units[static_cast<size_t>(unit)]->index() == unit);
+  sc_assert(unit >= 0 && unit < units.size() && !m_unit_free[static_cast<size_t>(unit)]);
   m_unit_free[static_cast<size_t>(unit)] = true;
-  m_unit_release = {static_cast<int64_t>(m_running.at(run_id).cmd.desc.d),
-                    to_ps(sc_core::sc_time_stamp())};
+  const uint64_t launch = std::get<KernelCommand>(m_running.at(run_id).cmd.desc.body).launch_id;
+  m_unit_release = {static_cast<int64_t>(launch), to_ps(sc_core::sc_time_stamp())};
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
   m_wake.notify(sc_core::SC_ZERO_TIME);
   Running& run = m_running.at(run_id);
   if (m_trace)
-    m_trace->unit_run(run.cmd.desc.d, m_log.at(run.cmd.desc.d).kernel, static_cast<uint32_t>(unit),
-                      run.t3_ps, result.t4_ps, result.t5_ps);
+    m_trace->unit_run(launch, m_log.at(launch).kernel, static_cast<uint32_t>(unit), run.t3_ps,
+                      result.t4_ps, result.t5_ps);
   if (result.t5_ps >= run.critical.t5_ps)
     run.critical = result;
   run.spans.push_back({static_cast<uint32_t>(unit), result.t4_ps, result.t5_ps});
@@ -318,37 +323,38 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
     return;
   Running done = std::move(run);
   m_running.erase(run_id);
-  LaunchRecord& rec = m_log.at(done.cmd.desc.d);
+  const uint32_t spanned = std::get<KernelCommand>(done.cmd.desc.body).units;
+  LaunchRecord& rec = m_log.at(launch);
   rec.t_ps[3] = done.t3_ps;
   rec.t_ps[4] = done.critical.t4_ps;
   rec.t_ps[5] = done.critical.t5_ps;
   rec.unit = done.critical.unit;
-  rec.units = done.cmd.desc.units;
+  rec.units = spanned;
   std::sort(done.spans.begin(), done.spans.end(),
             [](const UnitSpan& a, const UnitSpan& b) { return a.unit < b.unit; });
   rec.unit_spans = std::move(done.spans);
   // The units work side by side: the roofs are their summed work over all of them.
-  const double units = std::max<double>(done.cmd.desc.units, 1);
+  const double shares = std::max<double>(spanned, 1);
   rec.work = done.work;
-  rec.work.mac_roof_ps = static_cast<uint64_t>(std::llround(done.mac_roof_ps / units));
-  rec.work.compute_roof_ps = static_cast<uint64_t>(std::llround(done.compute_roof_ps / units));
+  rec.work.mac_roof_ps = static_cast<uint64_t>(std::llround(done.mac_roof_ps / shares));
+  rec.work.compute_roof_ps = static_cast<uint64_t>(std::llround(done.compute_roof_ps / shares));
   rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
   rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
   rec.released_by = done.cause.launch;
   rec.released_ps = done.cause.at_ps;
   if (m_trace) {
     // The queue holds the kernel from dispatch until its last unit is done.
-    const auto launch = static_cast<int64_t>(done.cmd.desc.d);
+    const auto id = static_cast<int64_t>(launch);
     const uint32_t q = done.cmd.desc.queue;
     m_trace->slice(TraceTrack::Queue, q, rec.kernel, done.dispatch_start_ps,
-                   to_ps(sc_core::sc_time_stamp()), launch);
-    m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.t3_ps, launch);
+                   to_ps(sc_core::sc_time_stamp()), id);
+    m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.t3_ps, id);
   }
   Queue& queue = m_queues[done.cmd.desc.queue];
   account(queue);
   queue.running = false;
   ++queue.kernels;
-  complete(done.cmd, static_cast<int64_t>(done.cmd.desc.d));
+  complete(done.cmd, static_cast<int64_t>(launch));
 }
 
 void Scheduler::run_copy(Command cmd, Release cause) {
@@ -359,8 +365,9 @@ void Scheduler::copy(const Command& cmd, Release cause) {
   NpuExtension tag;
   tag.who = Initiator::Dma;
   const uint64_t begin = to_ps(sc_core::sc_time_stamp());
-  m_dma.copy(cmd.desc.b, cmd.desc.a, cmd.desc.c,
-             "memcpy command " + std::to_string(cmd.desc.command_id), tag);
+  const CopyCommand& c = std::get<CopyCommand>(cmd.desc.body);
+  dma->run(DmaTransfer::linear(c.dst, c.src, c.bytes),
+           "memcpy command " + std::to_string(cmd.desc.command_id), tag);
   if (m_trace)
     m_trace->slice(TraceTrack::Queue, cmd.desc.queue, "memcpy", begin,
                    to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
@@ -426,8 +433,8 @@ void Scheduler::completion_loop() {
       // another record is ready (dispatch does not depend on records).
       free_at = to_ps(sc_core::sc_time_stamp() + delay);
       --m_completing;
-      if (m_sink)
-        m_sink->on_completion(c.command_id, c.device_ps, to_ps(delay), c.origin);
+      if (completions.size() > 0)
+        completions->on_completion(c.command_id, c.device_ps, to_ps(delay), c.origin);
     }
   });
 }
@@ -451,11 +458,11 @@ bool Scheduler::stalled() const {
     if (q.pending.empty())
       continue;
     pending = true;
-    const Command& head = q.pending.front();
-    if (head.desc.type != CommandType::EventWait)
+    const auto* wait = std::get_if<EventWaitCommand>(&q.pending.front().desc.body);
+    if (!wait)
       return false;
-    const auto it = m_event_records.find(head.desc.c);
-    if (it != m_event_records.end() && it->second >= head.desc.d)
+    const auto it = m_event_records.find(wait->event);
+    if (it != m_event_records.end() && it->second >= wait->records)
       return false;
   }
   return pending;
@@ -468,14 +475,13 @@ Scheduler::describe_pending(const std::function<std::string(uint64_t)>& event_na
     const Queue& queue = m_queues[q];
     if (queue.pending.empty())
       continue;
-    const Command& head = queue.pending.front();
     std::string line = "hardware queue " + std::to_string(q) + ": " +
                        std::to_string(queue.pending.size()) + " command(s) pending";
-    if (head.desc.type == CommandType::EventWait) {
-      const auto it = m_event_records.find(head.desc.c);
+    if (const auto* wait = std::get_if<EventWaitCommand>(&queue.pending.front().desc.body)) {
+      const auto it = m_event_records.find(wait->event);
       const uint64_t have = it == m_event_records.end() ? 0 : it->second;
-      line += ", head waits for event " + event_name(head.desc.c) + " record #" +
-              std::to_string(head.desc.d) + " (recorded " + std::to_string(have) + " times)";
+      line += ", head waits for event " + event_name(wait->event) + " record #" +
+              std::to_string(wait->records) + " (recorded " + std::to_string(have) + " times)";
     }
     out.push_back(line);
   }

@@ -4,9 +4,10 @@
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
-#include "models/compute/compute_unit.h"
-#include "models/dma/dma.h"
+#include "models/compute/kernel_unit_if.h"
+#include "models/dma/dma_if.h"
 #include "models/scheduler/command.h"
+#include "models/scheduler/completion_sink.h"
 #include "models/scheduler/dispatch_policy.h"
 #include "models/scheduler/scheduler_config.h"
 
@@ -24,19 +25,6 @@
 
 namespace npu {
 
-/// The host side of the completion signal (the interrupt line, or the memory the
-/// host polls). Called when a command's completion record has been written to DDR;
-/// it lands (the write's response is back) `lands_in_ps` later. The record carries the
-/// device time at which the command completed and, for the analysis, the launch behind
-/// its completion (`origin`: the kernel itself, or for a copy or an event command the
-/// launch that released it; -1 when that was the host's submission).
-class CompletionSink {
-public:
-  virtual ~CompletionSink() = default;
-  virtual void on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lands_in_ps,
-                             int64_t origin) = 0;
-};
-
 /// A kernel as the device knows it after the module was loaded.
 struct DeviceKernel {
   std::shared_ptr<const std::vector<OpSpec>> ops; ///< run in order in one launch
@@ -53,12 +41,15 @@ class Scheduler : public sc_core::sc_module {
 public:
   tlm_utils::simple_target_socket<Scheduler> regs;   ///< doorbell registers
   tlm_utils::simple_initiator_socket<Scheduler> mem; ///< descriptor fetch, completion writes
+  /// The compute units, in unit order (a unit's index is its place here).
+  sc_core::sc_port<KernelUnitIf, 0> units;
+  sc_core::sc_port<DmaIf> dma; ///< runs memcpy commands
+  /// Told of each completion record as it is written (optional).
+  sc_core::sc_port<CompletionSink, 1, sc_core::SC_ZERO_OR_MORE_BOUND> completions;
 
   Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-            const CommandLayout& layout, std::vector<ComputeUnit*> units, DmaEngine& dma,
-            LaunchLog& log);
+            const CommandLayout& layout, LaunchLog& log);
 
-  void set_completion_sink(CompletionSink* sink) { m_sink = sink; }
   /// Reports each queue's commands and each unit's kernels to `tracer` (null: off).
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
   /// Registers a loaded kernel; returns its index (the descriptor's kernel field).
@@ -132,6 +123,8 @@ private:
     uint64_t value = 0;
   };
 
+  /// Sizes the per-unit state once the units are bound.
+  void end_of_elaboration() override;
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   /// Applies the doorbells that have arrived by now.
   void apply_doorbells();
@@ -162,11 +155,8 @@ private:
 
   SchedulerConfig m_config;
   CommandLayout m_layout;
-  std::vector<ComputeUnit*> m_units;
-  DmaEngine& m_dma;
   LaunchLog& m_log;
   Tracer* m_trace = nullptr;
-  CompletionSink* m_sink = nullptr;
   std::unique_ptr<DispatchPolicy> m_policy;
   std::vector<DeviceKernel> m_kernels;
   uint64_t m_period_ps;

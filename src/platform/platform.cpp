@@ -51,21 +51,23 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
   const uint64_t partition =
       (config.sram.size_bytes - config.sram.buffer_bytes) / config.compute.units / 64 * 64;
-  std::vector<ComputeUnit*> units;
   for (uint32_t i = 0; i < config.compute.units; ++i) {
     const std::string suffix = std::to_string(i);
     m_icaches.push_back(
         std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache, static_cast<int>(i)));
     const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
-    m_units.push_back(std::make_unique<ComputeUnit>(
-        ("unit" + suffix).c_str(), config.compute, static_cast<int>(i), *m_icaches.back(), *m_dma,
-        Region{base, partition}, plan_target_of(config, partition)));
-    units.push_back(m_units.back().get());
+    m_units.push_back(std::make_unique<ComputeUnit>(("unit" + suffix).c_str(), config.compute,
+                                                    static_cast<int>(i), Region{base, partition},
+                                                    plan_target_of(config, partition)));
+    m_units.back()->icache.bind(*m_icaches.back());
+    m_units.back()->dma.bind(*m_dma);
   }
-  m_scheduler =
-      std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, units, *m_dma, m_log);
+  m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, m_log);
+  for (auto& unit : m_units)
+    m_scheduler->units.bind(*unit); // in unit order: the port index is the unit's index
+  m_scheduler->dma.bind(*m_dma);
   m_host = std::make_unique<HostCpu>("host", config.host, m_layout, m_log);
-  m_scheduler->set_completion_sink(m_host.get());
+  m_scheduler->completions.bind(*m_host);
   m_host->set_stall_probe([this] { return m_scheduler->stalled(); });
 
   // Address map: the order of map() calls is the order of initiator bindings.

@@ -12,16 +12,10 @@ namespace {
 
 Descriptor sample() {
   Descriptor d;
-  d.type = CommandType::EventWait;
   d.queue = 7;
   d.command_id = 0x0102030405060708ull;
-  d.a = 0x1111222233334444ull;
-  d.b = 0xfedcba9876543210ull;
-  d.c = 42;
-  d.d = 3;
-  d.arg_bytes = 1024;
-  d.units = 4;
   d.priority = -3;
+  d.body = KernelCommand{0x1111222233334444ull, 0xfedcba9876543210ull, 42, 3, 1024, 4};
   return d;
 }
 
@@ -30,42 +24,61 @@ TEST(Descriptor, RoundTrip) {
   const auto bytes = in.encode();
   EXPECT_EQ(bytes.size(), Descriptor::kBytes);
   Descriptor out;
+  out.body = CopyCommand{};
   ASSERT_TRUE(Descriptor::decode(bytes.data(), &out));
-  EXPECT_EQ(out.type, in.type);
+  EXPECT_EQ(out.type(), CommandType::Kernel);
   EXPECT_EQ(out.queue, in.queue);
   EXPECT_EQ(out.command_id, in.command_id);
-  EXPECT_EQ(out.a, in.a);
-  EXPECT_EQ(out.b, in.b);
-  EXPECT_EQ(out.c, in.c);
-  EXPECT_EQ(out.d, in.d);
-  EXPECT_EQ(out.arg_bytes, in.arg_bytes);
-  EXPECT_EQ(out.units, in.units);
+  ASSERT_NE(out.kernel(), nullptr);
+  EXPECT_EQ(out.kernel()->binary_addr, in.kernel()->binary_addr);
+  EXPECT_EQ(out.kernel()->binary_bytes, in.kernel()->binary_bytes);
+  EXPECT_EQ(out.kernel()->kernel, 42u);
+  EXPECT_EQ(out.kernel()->launch_id, 3u);
+  EXPECT_EQ(out.kernel()->arg_bytes, 1024u);
+  EXPECT_EQ(out.kernel()->units, 4u);
   EXPECT_EQ(out.priority, -3);
 }
 
 TEST(Descriptor, EveryTypeRoundTrips) {
-  for (CommandType t :
-       {CommandType::Kernel, CommandType::Copy, CommandType::EventRecord, CommandType::EventWait}) {
+  const std::vector<CommandBody> bodies = {KernelCommand{1, 2, 3, 4, 5, 6}, CopyCommand{7, 8, 9},
+                                           EventRecordCommand{10}, EventWaitCommand{11, 12}};
+  for (const CommandBody& body : bodies) {
     Descriptor in;
-    in.type = t;
+    in.body = body;
     Descriptor out;
-    out.type = CommandType::Kernel;
     ASSERT_TRUE(Descriptor::decode(in.encode().data(), &out));
-    EXPECT_EQ(out.type, t);
+    EXPECT_EQ(static_cast<uint32_t>(out.type()), body.index() + 1);
+    EXPECT_EQ(out.encode(), in.encode());
   }
+  Descriptor wait;
+  wait.body = EventWaitCommand{11, 12};
+  Descriptor out;
+  ASSERT_TRUE(Descriptor::decode(wait.encode().data(), &out));
+  const auto* w = std::get_if<EventWaitCommand>(&out.body);
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->event, 11u);
+  EXPECT_EQ(w->records, 12u);
+  const auto* copy = std::get_if<CopyCommand>(&bodies[1]);
+  Descriptor c;
+  c.body = *copy;
+  ASSERT_TRUE(Descriptor::decode(c.encode().data(), &out));
+  ASSERT_NE(std::get_if<CopyCommand>(&out.body), nullptr);
+  EXPECT_EQ(std::get<CopyCommand>(out.body).src, 7u);
+  EXPECT_EQ(std::get<CopyCommand>(out.body).dst, 8u);
+  EXPECT_EQ(std::get<CopyCommand>(out.body).bytes, 9u);
 }
 
 TEST(Descriptor, LittleEndianLayout) {
   const auto bytes = sample().encode();
-  EXPECT_EQ(bytes[0], 4); // type EventWait
+  EXPECT_EQ(bytes[0], 1); // type Kernel
   EXPECT_EQ(bytes[1], 0);
   EXPECT_EQ(bytes[4], 7);    // queue
   EXPECT_EQ(bytes[8], 0x08); // command_id, low byte first
   EXPECT_EQ(bytes[15], 0x01);
-  EXPECT_EQ(bytes[16], 0x44); // a
-  EXPECT_EQ(bytes[24], 0x10); // b
-  EXPECT_EQ(bytes[32], 42);   // c
-  EXPECT_EQ(bytes[40], 3);    // d
+  EXPECT_EQ(bytes[16], 0x44); // binary_addr
+  EXPECT_EQ(bytes[24], 0x10); // binary_bytes
+  EXPECT_EQ(bytes[32], 42);   // kernel
+  EXPECT_EQ(bytes[40], 3);    // launch_id
   EXPECT_EQ(bytes[48], 0x00); // arg_bytes = 0x400
   EXPECT_EQ(bytes[49], 0x04);
   EXPECT_EQ(bytes[52], 4);    // units
@@ -73,6 +86,21 @@ TEST(Descriptor, LittleEndianLayout) {
   EXPECT_EQ(bytes[59], 0xff);
   for (size_t i = 60; i < bytes.size(); ++i)
     EXPECT_EQ(bytes[i], 0) << i;
+}
+
+// The words an event command does not use stay zero, and arg_bytes and units keep the
+// values the driver always wrote for them (0 and 1).
+TEST(Descriptor, EventCommandLayout) {
+  Descriptor d;
+  d.body = EventWaitCommand{42, 3};
+  const auto bytes = d.encode();
+  EXPECT_EQ(bytes[0], 4); // type EventWait
+  for (size_t i = 16; i < 32; ++i)
+    EXPECT_EQ(bytes[i], 0) << i;
+  EXPECT_EQ(bytes[32], 42); // event
+  EXPECT_EQ(bytes[40], 3);  // records
+  EXPECT_EQ(bytes[48], 0);  // arg_bytes
+  EXPECT_EQ(bytes[52], 1);  // units
 }
 
 TEST(Descriptor, RejectsBadType) {
@@ -89,9 +117,11 @@ TEST(Descriptor, RejectsBadType) {
 
 TEST(Descriptor, RejectsOversizedArgumentBlock) {
   Descriptor in = sample();
-  in.arg_bytes = CommandLayout::kArgBytes + 1;
+  std::get<KernelCommand>(in.body).arg_bytes = CommandLayout::kArgBytes + 1;
   Descriptor out;
   EXPECT_FALSE(Descriptor::decode(in.encode().data(), &out));
+  std::get<KernelCommand>(in.body).arg_bytes = CommandLayout::kArgBytes;
+  EXPECT_TRUE(Descriptor::decode(in.encode().data(), &out));
 }
 
 TEST(LaunchArgs, RoundTrip) {

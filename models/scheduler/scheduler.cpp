@@ -483,28 +483,7 @@ Scheduler::describe_pending(const std::function<std::string(uint64_t)>& event_na
 }
 
 std::vector<StatGroup> Scheduler::stats(uint64_t simulated_ps) const {
-  std::vector<StatGroup> out;
-  StatGroup g{"scheduler", {}};
-  g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell register writes");
-  g.add("descriptors_fetched", static_cast<double>(m_fetched), "count",
-        "descriptors read from command rings");
-  g.add("kernels_dispatched", static_cast<double>(m_kernels_dispatched), "count",
-        "kernels started on units");
-  g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands run on the DMA engine");
-  g.add("event_commands", static_cast<double>(m_event_ops), "count", "event records and waits");
-  g.add("max_queue_depth", static_cast<double>(m_max_pending), "count",
-        "most fetched commands waiting in one hardware queue");
-  g.add("policy_decisions", static_cast<double>(m_decisions), "count",
-        "kernel dispatch decisions of the " + m_config.policy + " policy");
-  g.add("policy_contested", static_cast<double>(m_contested), "count",
-        "decisions with more than one ready kernel to choose from");
-  g.add("policy_out_of_order", static_cast<double>(m_out_of_order), "count",
-        "decisions that passed over an older ready kernel");
-  g.add("dispatch_warm", static_cast<double>(m_warm_dispatches), "count",
-        "unit assignments whose instruction cache already held the whole binary");
-  g.add("dispatch_cold", static_cast<double>(m_cold_dispatches), "count",
-        "unit assignments whose instruction cache held none of the binary");
-  out.push_back(std::move(g));
+  std::vector<StatGroup> out{m_stats.collect(simulated_ps)};
   for (uint32_t i = 0; i < m_queues.size(); ++i) {
     const Queue& q = m_queues[i];
     if (q.write_index == 0)

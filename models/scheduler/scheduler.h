@@ -15,6 +15,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
@@ -94,6 +95,8 @@ private:
     bool waited_for_units = false; ///< at the head, ready, but the units were taken
   };
   struct Queue {
+    explicit Queue(uint32_t index);
+
     uint64_t write_index = 0;  ///< published by the doorbell, once it has arrived
     uint64_t posted_index = 0; ///< the latest doorbell value, arrived or on its way
     uint64_t fetch_index = 0;
@@ -105,11 +108,19 @@ private:
     uint64_t depth_area = 0;  ///< sum of depth x time (command-ps)
     uint64_t nonempty_ps = 0; ///< time with depth() > 0
     uint64_t max_depth = 0;
-    uint64_t kernels = 0;
 
     uint64_t depth() const {
       return write_index - fetch_index + pending.size() + (running ? 1 : 0);
     }
+    /// The end of a run of `simulated_ps` as the queue's integrals see it.
+    uint64_t end_ps(uint64_t simulated_ps) const { return std::max(simulated_ps, since_ps); }
+
+    StatRegistry stats; ///< reported only for a queue that was used
+    DerivedStat commands;
+    Stat kernels;
+    DerivedStat mean_depth;
+    DerivedStat max_depth_stat;
+    DerivedStat occupancy;
   };
   struct Running {
     Command cmd;
@@ -170,7 +181,7 @@ private:
   std::unique_ptr<DispatchPolicy> m_policy;
   std::vector<DeviceKernel> m_kernels;
   uint64_t m_period_ps;
-  std::vector<Queue> m_queues;
+  std::deque<Queue> m_queues; ///< a deque: queues hold registered statistics
   std::vector<bool> m_unit_free;
   std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready

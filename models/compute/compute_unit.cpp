@@ -109,7 +109,7 @@ bool ComputeUnit::cycles_only(const KernelJob& job) {
 void ComputeUnit::defer_cycles(uint64_t cycles) {
   const uint64_t t = saturating_mul(cycles, m_period_ps);
   m_owed_ps = saturating_add(m_owed_ps, t);
-  m_busy_ps = saturating_add(m_busy_ps, t);
+  m_busy_ps += saturating_add(m_busy_ps.ps(), t) - m_busy_ps.ps(); // saturates at UINT64_MAX
 }
 
 void ComputeUnit::settle() {
@@ -127,7 +127,7 @@ void ComputeUnit::fetch_hot_loop(const KernelJob& job, UnitResult& result) {
 }
 
 void ComputeUnit::execute(const KernelJob& job, UnitResult& result, bool ahead) {
-  const uint64_t busy_before = m_busy_ps, stall_before = m_memory_stall_ps;
+  const uint64_t busy_before = m_busy_ps.ps(), stall_before = m_memory_stall_ps.ps();
   if (ahead)
     defer_cycles(m_config.launch_overhead_cycles);
   else
@@ -136,8 +136,8 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result, bool ahead) 
   // next op starts (it may read them).
   for (const OpSpec& op : *job.ops)
     run_op(job, op, result);
-  result.compute_ps = m_busy_ps - busy_before;
-  result.memory_stall_ps = m_memory_stall_ps - stall_before;
+  result.compute_ps = m_busy_ps.ps() - busy_before;
+  result.memory_stall_ps = m_memory_stall_ps.ps() - stall_before;
 }
 
 void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& result) {
@@ -329,40 +329,12 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
 }
 
 StatGroup ComputeUnit::stats(uint64_t simulated_ps) const {
-  StatGroup g{"compute.unit" + std::to_string(m_index), {}};
-  const auto ns = [](uint64_t v) { return static_cast<double>(v) / 1000.0; };
-  const uint64_t accounted = m_busy_ps + m_memory_stall_ps + m_instruction_stall_ps;
-  g.add("kernels", static_cast<double>(m_kernels), "count", "kernels (or shares) run");
-  g.add("busy_ns", ns(m_busy_ps), "ns",
-        "computing: MAC array, vector unit, cycles kernels and launch setup");
-  g.add("stalled_on_memory_ns", ns(m_memory_stall_ps), "ns",
-        "waiting for operand loads or for result stores to free a buffer");
-  g.add("stalled_on_instructions_ns", ns(m_instruction_stall_ps), "ns",
-        "waiting for instructions: preloads (launch phase 4) and fetch misses while executing");
-  g.add("idle_ns", ns(simulated_ps > accounted ? simulated_ps - accounted : 0), "ns",
-        "no kernel assigned");
-  g.add("utilization",
-        simulated_ps ? static_cast<double>(m_busy_ps) / static_cast<double>(simulated_ps) : 0,
-        "ratio", "busy fraction of simulated time");
-  g.add("array_busy_ns", ns(m_array_ps), "ns", "MAC array computing tiles");
-  g.add("vector_busy_ns", ns(m_vector_ps), "ns", "vector unit computing tiles");
-  g.add("mac_utilization", m_peak_macs > 0 ? static_cast<double>(m_macs) / m_peak_macs : 0, "ratio",
-        "useful MACs / MACs the array could do while computing tiles");
-  g.add("vector_utilization",
-        m_peak_vector_ops > 0 ? static_cast<double>(m_vector_ops) / m_peak_vector_ops : 0, "ratio",
-        "useful element operations / what the lanes could do while computing tiles");
-  g.add("macs", static_cast<double>(m_macs), "count", "useful multiply-accumulates");
-  g.add("vector_ops", static_cast<double>(m_vector_ops), "count",
-        "useful vector element operations");
-  g.add("tiles", static_cast<double>(m_tiles), "count", "SRAM tiles computed");
-  g.add("bytes_loaded", static_cast<double>(m_bytes_loaded), "bytes",
-        "operand bytes moved into the SRAM partition");
-  g.add("bytes_stored", static_cast<double>(m_bytes_stored), "bytes",
-        "result bytes moved out of the SRAM partition");
-  g.add("dma_transfers", static_cast<double>(m_dma_transfers), "count", "DMA descriptors issued");
-  g.add("memory_active_ns", ns(m_memory_active_ps), "ns",
-        "time with an operand load or result store in flight");
-  return g;
+  return m_stats.collect(simulated_ps);
+}
+
+double ComputeUnit::idle_ns(uint64_t simulated_ps) const {
+  const uint64_t accounted = m_busy_ps.ps() + m_memory_stall_ps.ps() + m_instruction_stall_ps.ps();
+  return static_cast<double>(simulated_ps > accounted ? simulated_ps - accounted : 0) / 1000.0;
 }
 
 } // namespace npu

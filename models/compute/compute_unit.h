@@ -61,6 +61,8 @@ private:
   void serve();
   /// `ahead`: a cycles-only job, which may run ahead of the clock (defer_cycles()).
   void execute(const KernelJob& job, UnitResult& result, bool ahead);
+  /// Simulated time (ns) with no kernel assigned, out of `simulated_ps`.
+  double idle_ns(uint64_t simulated_ps) const;
   /// Runs one op of the job (its share of it) to completion, results stored.
   void run_op(const KernelJob& job, const OpSpec& op, UnitResult& result);
   /// One pass over the kernel's hot loop through the instruction cache; misses stall.
@@ -116,23 +118,51 @@ private:
   uint64_t m_dma_since_ps = 0;
   uint64_t m_job_dram_bytes = 0; ///< the running job's bytes moved to or from DDR
 
-  // statistics
   uint64_t m_occupied_ps = 0;
-  uint64_t m_kernels = 0;
-  uint64_t m_busy_ps = 0;
-  uint64_t m_memory_stall_ps = 0;
-  uint64_t m_instruction_stall_ps = 0;
-  uint64_t m_array_ps = 0;
-  uint64_t m_vector_ps = 0;
   double m_peak_macs = 0;       ///< MACs the array could have done while computing
   double m_peak_vector_ops = 0; ///< likewise for the vector unit
-  uint64_t m_macs = 0;
-  uint64_t m_vector_ops = 0;
-  uint64_t m_tiles = 0;
-  uint64_t m_bytes_loaded = 0;
-  uint64_t m_bytes_stored = 0;
-  uint64_t m_dma_transfers = 0;
-  uint64_t m_memory_active_ps = 0;
+
+  StatRegistry m_stats{"compute.unit" + std::to_string(m_index)};
+  Stat m_kernels{m_stats, "kernels", "count", "kernels (or shares) run"};
+  TimeStat m_busy_ps{m_stats, "busy_ns",
+                     "computing: MAC array, vector unit, cycles kernels and launch setup"};
+  TimeStat m_memory_stall_ps{m_stats, "stalled_on_memory_ns",
+                             "waiting for operand loads or for result stores to free a buffer"};
+  TimeStat m_instruction_stall_ps{
+      m_stats, "stalled_on_instructions_ns",
+      "waiting for instructions: preloads (launch phase 4) and fetch misses while executing"};
+  DerivedStat m_idle{m_stats, "idle_ns", "ns", "no kernel assigned",
+                     [this](uint64_t simulated_ps) { return idle_ns(simulated_ps); }};
+  DerivedStat m_utilization{m_stats, "utilization", "ratio", "busy fraction of simulated time",
+                            [this](uint64_t simulated_ps) {
+                              return simulated_ps ? static_cast<double>(m_busy_ps.ps()) /
+                                                        static_cast<double>(simulated_ps)
+                                                  : 0;
+                            }};
+  TimeStat m_array_ps{m_stats, "array_busy_ns", "MAC array computing tiles"};
+  TimeStat m_vector_ps{m_stats, "vector_busy_ns", "vector unit computing tiles"};
+  DerivedStat m_mac_utilization{
+      m_stats, "mac_utilization", "ratio",
+      "useful MACs / MACs the array could do while computing tiles", [this](uint64_t) {
+        return m_peak_macs > 0 ? static_cast<double>(m_macs.count()) / m_peak_macs : 0;
+      }};
+  DerivedStat m_vector_utilization{
+      m_stats, "vector_utilization", "ratio",
+      "useful element operations / what the lanes could do while computing tiles",
+      [this](uint64_t) {
+        return m_peak_vector_ops > 0 ? static_cast<double>(m_vector_ops.count()) / m_peak_vector_ops
+                                     : 0;
+      }};
+  Stat m_macs{m_stats, "macs", "count", "useful multiply-accumulates"};
+  Stat m_vector_ops{m_stats, "vector_ops", "count", "useful vector element operations"};
+  Stat m_tiles{m_stats, "tiles", "count", "SRAM tiles computed"};
+  Stat m_bytes_loaded{m_stats, "bytes_loaded", "bytes",
+                      "operand bytes moved into the SRAM partition"};
+  Stat m_bytes_stored{m_stats, "bytes_stored", "bytes",
+                      "result bytes moved out of the SRAM partition"};
+  Stat m_dma_transfers{m_stats, "dma_transfers", "count", "DMA descriptors issued"};
+  TimeStat m_memory_active_ps{m_stats, "memory_active_ns",
+                              "time with an operand load or result store in flight"};
 };
 
 } // namespace npu

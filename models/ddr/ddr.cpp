@@ -354,13 +354,16 @@ unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup Ddr::stats(uint64_t simulated_ps) const {
-  StatGroup g{"ddr", {}};
-  DramChannelStats sum;
-  double latency_sum = 0;
-  for (const auto& ch : m_channels) {
-    // Idle channels were left behind; bring their refreshes up to the latest run.
+  // Idle channels were left behind; bring their refreshes up to the latest run.
+  for (const auto& ch : m_channels)
     if (ch->now() < m_last_cycle)
       ch->advance_to(m_last_cycle);
+  return m_stats.collect(simulated_ps);
+}
+
+DramChannelStats Ddr::channel_sum() const {
+  DramChannelStats sum;
+  for (const auto& ch : m_channels) {
     const DramChannelStats& s = ch->stats();
     sum.reads += s.reads;
     sum.writes += s.writes;
@@ -370,31 +373,23 @@ StatGroup Ddr::stats(uint64_t simulated_ps) const {
     sum.activates += s.activates;
     sum.refreshes += s.refreshes;
     sum.data_bus_busy_cycles += s.data_bus_busy_cycles;
-    latency_sum += static_cast<double>(s.read_latency_sum_cycles);
   }
-  g.add("reads", static_cast<double>(sum.reads), "count", "64-byte read requests");
-  g.add("writes", static_cast<double>(sum.writes), "count", "64-byte write requests");
-  g.add("read_bytes", static_cast<double>(m_read_bytes), "bytes", "bytes read");
-  g.add("write_bytes", static_cast<double>(m_write_bytes), "bytes", "bytes written");
-  const double accesses = static_cast<double>(sum.row_hits + sum.row_misses + sum.row_conflicts);
-  g.add("row_hit_rate", accesses > 0 ? sum.row_hits / accesses : 0, "ratio",
-        "requests that found their row open");
-  g.add("row_conflicts", static_cast<double>(sum.row_conflicts), "count",
-        "requests that had to close another row first");
-  g.add("activates", static_cast<double>(sum.activates), "count", "ACT commands");
-  g.add("refreshes", static_cast<double>(sum.refreshes), "count", "all-bank refreshes");
-  g.add("read_latency_mean_ns", sum.reads ? latency_sum / sum.reads * m_tck_ps / 1000.0 : 0, "ns",
-        "queue acceptance to end of data burst, mean over reads");
+  return sum;
+}
+
+double Ddr::read_latency_mean_ns() const {
+  double latency_sum = 0;
+  for (const auto& ch : m_channels)
+    latency_sum += static_cast<double>(ch->stats().read_latency_sum_cycles);
+  const uint64_t reads = channel_sum().reads;
+  return reads ? latency_sum / reads * m_tck_ps / 1000.0 : 0;
+}
+
+double Ddr::utilization(uint64_t simulated_ps) const {
   const double capacity = static_cast<double>(simulated_ps) * m_channels.size();
-  g.add("utilization",
-        capacity > 0 ? static_cast<double>(sum.data_bus_busy_cycles) * m_tck_ps / capacity : 0,
-        "ratio", "fraction of time the data buses were transferring");
-  const double seconds = static_cast<double>(simulated_ps) * 1e-12;
-  g.add("bandwidth_gbps", seconds > 0 ? (m_read_bytes + m_write_bytes) / seconds / 1e9 : 0, "GB/s",
-        "bytes moved over simulated time");
-  g.add("peak_gbps", m_config.spec.channel_bytes_per_s() * m_channels.size() / 1e9, "GB/s",
-        "peak bandwidth of all channels");
-  return g;
+  return capacity > 0
+             ? static_cast<double>(channel_sum().data_bus_busy_cycles) * m_tck_ps / capacity
+             : 0;
 }
 
 } // namespace npu

@@ -147,9 +147,51 @@ private:
   uint32_t m_room_waiters = 0;   ///< initiators blocked on a full queue
   sc_core::sc_event m_kick;      ///< new requests: re-evaluate the next wake-up
   sc_core::sc_event m_room;      ///< a queue entry freed up
-  uint64_t m_read_bytes = 0;
   Tracer* m_trace = nullptr;
-  uint64_t m_write_bytes = 0;
+
+  /// Every channel's counters summed.
+  DramChannelStats channel_sum() const;
+  double read_latency_mean_ns() const;
+  double utilization(uint64_t simulated_ps) const;
+
+  StatRegistry m_stats{"ddr"};
+  DerivedStat m_reads{m_stats, "reads", "count", "64-byte read requests",
+                      [this](uint64_t) { return static_cast<double>(channel_sum().reads); }};
+  DerivedStat m_writes{m_stats, "writes", "count", "64-byte write requests",
+                       [this](uint64_t) { return static_cast<double>(channel_sum().writes); }};
+  Stat m_read_bytes{m_stats, "read_bytes", "bytes", "bytes read"};
+  Stat m_write_bytes{m_stats, "write_bytes", "bytes", "bytes written"};
+  DerivedStat m_row_hit_rate{
+      m_stats, "row_hit_rate", "ratio", "requests that found their row open", [this](uint64_t) {
+        const DramChannelStats sum = channel_sum();
+        const double accesses =
+            static_cast<double>(sum.row_hits + sum.row_misses + sum.row_conflicts);
+        return accesses > 0 ? sum.row_hits / accesses : 0;
+      }};
+  DerivedStat m_row_conflicts{
+      m_stats, "row_conflicts", "count", "requests that had to close another row first",
+      [this](uint64_t) { return static_cast<double>(channel_sum().row_conflicts); }};
+  DerivedStat m_activates{m_stats, "activates", "count", "ACT commands", [this](uint64_t) {
+                            return static_cast<double>(channel_sum().activates);
+                          }};
+  DerivedStat m_refreshes{m_stats, "refreshes", "count", "all-bank refreshes", [this](uint64_t) {
+                            return static_cast<double>(channel_sum().refreshes);
+                          }};
+  DerivedStat m_read_latency{m_stats, "read_latency_mean_ns", "ns",
+                             "queue acceptance to end of data burst, mean over reads",
+                             [this](uint64_t) { return read_latency_mean_ns(); }};
+  DerivedStat m_utilization{m_stats, "utilization", "ratio",
+                            "fraction of time the data buses were transferring",
+                            [this](uint64_t simulated_ps) { return utilization(simulated_ps); }};
+  DerivedStat m_bandwidth{
+      m_stats, "bandwidth_gbps", "GB/s", "bytes moved over simulated time",
+      [this](uint64_t simulated_ps) {
+        const double seconds = static_cast<double>(simulated_ps) * 1e-12;
+        return seconds > 0 ? (m_read_bytes.count() + m_write_bytes.count()) / seconds / 1e9 : 0;
+      }};
+  DerivedStat m_peak{
+      m_stats, "peak_gbps", "GB/s", "peak bandwidth of all channels",
+      [this](uint64_t) { return m_config.spec.channel_bytes_per_s() * m_channels.size() / 1e9; }};
 };
 
 } // namespace npu

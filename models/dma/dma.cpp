@@ -12,7 +12,9 @@ namespace npu {
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Granularity granularity)
     : sc_module(name), socket("socket"), m_config(config), m_granularity(granularity),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_quantum_ps(kQuantumCycles * m_period_ps), m_channels(config.channels) {
+      m_quantum_ps(kQuantumCycles * m_period_ps) {
+  for (uint32_t i = 0; i < config.channels; ++i)
+    m_channels.emplace_back(m_stats, "channel" + std::to_string(i));
   if (granularity == Granularity::Burst) {
     socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
     SC_HAS_PROCESS(DmaEngine);
@@ -23,6 +25,11 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Gran
     m_channels[i].workers =
         std::make_unique<WorkerPool>(("channel" + std::to_string(i)).c_str(), config.outstanding);
 }
+
+DmaEngine::Channel::Channel(StatList& stats, const std::string& name)
+    : bytes(stats, name + "_bytes", "bytes", "bytes moved by " + name),
+      gbps(stats, name + "_gbps", "GB/s", "achieved bandwidth of " + name + " while busy",
+           [this](uint64_t) { return busy_gbps(bytes.count(), busy_ps); }) {}
 
 uint32_t DmaEngine::acquire() {
   while (true) {
@@ -263,38 +270,33 @@ void DmaEngine::pump() {
 }
 
 StatGroup DmaEngine::stats(uint64_t simulated_ps) const {
-  StatGroup g{"dma", {}};
-  uint64_t bytes = 0, transfers = 0, busy = 0;
+  return m_stats.collect(simulated_ps);
+}
+
+DmaEngine::Totals DmaEngine::totals() const {
+  Totals t;
   for (const auto& c : m_channels) {
-    bytes += c.bytes;
-    transfers += c.transfers;
-    busy += c.busy_ps;
+    t.bytes += c.bytes.count();
+    t.transfers += c.transfers;
+    t.busy_ps += c.busy_ps;
   }
-  g.add("transfers", static_cast<double>(transfers), "count", "completed transfers");
-  g.add("bursts", static_cast<double>(m_bursts), "count", "read-then-write bursts moved");
-  g.add("bytes", static_cast<double>(bytes), "bytes", "bytes copied");
-  g.add("utilization",
-        simulated_ps
-            ? static_cast<double>(busy) / (static_cast<double>(simulated_ps) * m_channels.size())
-            : 0,
-        "ratio", "fraction of time channels were busy");
-  // Two rates of the same bytes: over the whole run, all channels together (comparable with
-  // ddr.bandwidth_gbps), and over the channels' busy time, what one channel moves while busy.
-  g.add("bandwidth_gbps",
-        simulated_ps
-            ? static_cast<double>(bytes) / (static_cast<double>(simulated_ps) * 1e-12) / 1e9
-            : 0,
-        "GB/s", "bytes per second of simulated time, all channels together");
-  g.add("busy_channel_gbps", busy ? bytes / (static_cast<double>(busy) * 1e-12) / 1e9 : 0, "GB/s",
-        "bytes per busy second of a channel, over all channels' busy time");
-  for (size_t i = 0; i < m_channels.size(); ++i) {
-    const Channel& c = m_channels[i];
-    const std::string name = "channel" + std::to_string(i);
-    g.add(name + "_bytes", static_cast<double>(c.bytes), "bytes", "bytes moved by " + name);
-    g.add(name + "_gbps", c.busy_ps ? c.bytes / (static_cast<double>(c.busy_ps) * 1e-12) / 1e9 : 0,
-          "GB/s", "achieved bandwidth of " + name + " while busy");
-  }
-  return g;
+  return t;
+}
+
+double DmaEngine::utilization(uint64_t simulated_ps) const {
+  return simulated_ps ? static_cast<double>(totals().busy_ps) /
+                            (static_cast<double>(simulated_ps) * m_channels.size())
+                      : 0;
+}
+
+double DmaEngine::bandwidth_gbps(uint64_t simulated_ps) const {
+  return simulated_ps ? static_cast<double>(totals().bytes) /
+                            (static_cast<double>(simulated_ps) * 1e-12) / 1e9
+                      : 0;
+}
+
+double DmaEngine::busy_gbps(uint64_t bytes, uint64_t busy_ps) {
+  return busy_ps ? bytes / (static_cast<double>(busy_ps) * 1e-12) / 1e9 : 0;
 }
 
 } // namespace npu

@@ -11,6 +11,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <deque>
 #include <exception>
 #include <memory>
 #include <queue>
@@ -52,12 +53,22 @@ public:
 
 private:
   struct Channel {
+    Channel(StatList& stats, const std::string& name);
+
     std::unique_ptr<WorkerPool> workers;
     bool busy = false;
+    uint64_t transfers = 0;
+    uint64_t busy_ps = 0;
+    Stat bytes;
+    DerivedStat gbps;
+  };
+  /// Sums over all channels.
+  struct Totals {
     uint64_t bytes = 0;
     uint64_t transfers = 0;
     uint64_t busy_ps = 0;
   };
+  Totals totals() const;
 
   uint32_t acquire();
   /// Where burst `index` of `transfer` reads and writes, and its length (bursts never
@@ -146,11 +157,34 @@ private:
   /// concurrent transfers meet the memories in the order of their issue times to within it.
   static constexpr uint64_t kQuantumCycles = 64;
   uint64_t m_quantum_ps;
-  std::vector<Channel> m_channels;
+  std::deque<Channel> m_channels; ///< a deque: channels hold registered statistics
   sc_core::sc_event m_channel_freed;
   uint32_t m_next_channel = 0;
-  uint64_t m_bursts = 0;
   Tracer* m_trace = nullptr;
+
+  // Each channel's bytes and rate follow these, registered as the channels are made.
+  StatRegistry m_stats{"dma"};
+  DerivedStat m_transfers{m_stats, "transfers", "count", "completed transfers",
+                          [this](uint64_t) { return static_cast<double>(totals().transfers); }};
+  Stat m_bursts{m_stats, "bursts", "count", "read-then-write bursts moved"};
+  DerivedStat m_bytes{m_stats, "bytes", "bytes", "bytes copied",
+                      [this](uint64_t) { return static_cast<double>(totals().bytes); }};
+  DerivedStat m_utilization{m_stats, "utilization", "ratio", "fraction of time channels were busy",
+                            [this](uint64_t simulated_ps) { return utilization(simulated_ps); }};
+  // Two rates of the same bytes: over the whole run, all channels together (comparable with
+  // ddr.bandwidth_gbps), and over the channels' busy time, what one channel moves while busy.
+  DerivedStat m_bandwidth{m_stats, "bandwidth_gbps", "GB/s",
+                          "bytes per second of simulated time, all channels together",
+                          [this](uint64_t simulated_ps) { return bandwidth_gbps(simulated_ps); }};
+  DerivedStat m_busy_channel_gbps{
+      m_stats, "busy_channel_gbps", "GB/s",
+      "bytes per busy second of a channel, over all channels' busy time",
+      [this](uint64_t) { return busy_gbps(totals().bytes, totals().busy_ps); }};
+
+  double utilization(uint64_t simulated_ps) const;
+  double bandwidth_gbps(uint64_t simulated_ps) const;
+  /// `bytes` over `busy_ps` of busy time, in GB/s (0 when never busy).
+  static double busy_gbps(uint64_t bytes, uint64_t busy_ps);
 };
 
 } // namespace npu

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "common/tlm_util.h"
+#include "models/common/tlm_util.h"
 
 #include <systemc>
 

@@ -4,12 +4,19 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace npu {
 
+/// How the host learns that a command has completed.
+enum class CompletionMode { Interrupt, Polling };
+
+/// Names as they appear in configs ("interrupt", "polling"), in enum order.
+const std::vector<std::string>& completion_mode_names();
+
 /// Host CPU and driver costs of the launch path.
 struct HostConfig {
-  std::string completion = "interrupt";     ///< interrupt | polling
+  CompletionMode completion = CompletionMode::Interrupt;
   uint64_t prepare_base_ps = 1000000;       ///< packing a launch's parameters
   uint64_t prepare_per_byte_ps = 1000;      ///< per byte of packed arguments
   uint64_t driver_call_ps = 4000000;        ///< driver entry, validation, bookkeeping

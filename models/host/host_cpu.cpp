@@ -69,7 +69,7 @@ void HostCpu::on_completion(uint64_t command_id, uint64_t device_ps, uint64_t la
   m_commands.at(command_id).device_ps = device_ps;
   m_commands.at(command_id).origin = origin;
   const uint64_t lands = to_ps(sc_core::sc_time_stamp()) + lands_in_ps;
-  if (m_config.completion == "interrupt") {
+  if (m_config.completion == CompletionMode::Interrupt) {
     // The interrupt follows the record landing (records land in order).
     ++m_interrupts;
     m_irq_pending.emplace_back(lands + m_config.interrupt_latency_ps, command_id);
@@ -116,7 +116,7 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
   m_wait_latest.reset();
   m_blocked_on = what;
   const uint64_t start = to_ps(sc_core::sc_time_stamp());
-  if (m_config.completion == "interrupt") {
+  if (m_config.completion == CompletionMode::Interrupt) {
     while (!ready())
       sc_core::wait(m_learnt);
     m_blocked_ps += to_ps(sc_core::sc_time_stamp()) - start;
@@ -412,7 +412,7 @@ std::optional<uint64_t> HostCpu::event_command(uint32_t event) const {
 bool HostCpu::query_event(uint32_t event) {
   const uint64_t call_begin = trace_begin();
   busy(m_config.sync_call_ps);
-  if (m_config.completion == "polling")
+  if (m_config.completion == CompletionMode::Polling)
     poll_landed();
   const auto cmd = event_command(event);
   trace_call("event_query", call_begin);
@@ -523,15 +523,7 @@ HostCpu::describe_stream_wait(uint32_t stream,
 }
 
 StatGroup HostCpu::stats() const {
-  StatGroup g{"host", {}};
-  g.add("launches", static_cast<double>(m_launches), "count", "kernel launches submitted");
-  g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands submitted");
-  g.add("commands", static_cast<double>(m_commands.size()), "count", "descriptors submitted");
-  g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell MMIO writes");
-  g.add("command_lists", static_cast<double>(m_lists), "count", "command lists submitted");
-  g.add("interrupts", static_cast<double>(m_interrupts), "count", "completion interrupts taken");
-  g.add("polls", static_cast<double>(m_polls), "count", "completion-record polls");
-  return g;
+  return m_stats.collect();
 }
 
 } // namespace npu

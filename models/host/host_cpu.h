@@ -191,12 +191,17 @@ private:
   uint64_t m_end_ps = 0;
   uint64_t m_busy_ps = 0;
   uint64_t m_blocked_ps = 0;
-  uint64_t m_interrupts = 0;
-  uint64_t m_polls = 0;
-  uint64_t m_launches = 0;
-  uint64_t m_copies = 0;
-  uint64_t m_doorbells = 0;
-  uint64_t m_lists = 0;
+
+  StatRegistry m_stats{"host"};
+  Stat m_launches{m_stats, "launches", "count", "kernel launches submitted"};
+  Stat m_copies{m_stats, "copies", "count", "memcpy commands submitted"};
+  DerivedStat m_commands_submitted{
+      m_stats, "commands", "count", "descriptors submitted",
+      [this](uint64_t) { return static_cast<double>(m_commands.size()); }};
+  Stat m_doorbells{m_stats, "doorbells", "count", "doorbell MMIO writes"};
+  Stat m_lists{m_stats, "command_lists", "count", "command lists submitted"};
+  Stat m_interrupts{m_stats, "interrupts", "count", "completion interrupts taken"};
+  Stat m_polls{m_stats, "polls", "count", "completion-record polls"};
 };
 
 } // namespace npu

@@ -33,11 +33,7 @@ unsigned HostMemory::transport_dbg(tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup HostMemory::stats(uint64_t simulated_ps) const {
-  StatGroup g{"host_memory", {}};
-  g.add("bytes", static_cast<double>(m_bytes), "bytes", "bytes the device read and wrote");
-  g.add("utilization", simulated_ps ? static_cast<double>(m_port.busy_ps()) / simulated_ps : 0,
-        "ratio", "fraction of time the host memory port was busy");
-  return g;
+  return m_stats.collect(simulated_ps);
 }
 
 } // namespace npu

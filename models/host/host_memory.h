@@ -30,7 +30,14 @@ private:
   uint64_t m_latency_ps;
   double m_bytes_per_s;
   BusyResource m_port;
-  uint64_t m_bytes = 0;
+
+  StatRegistry m_stats{"host_memory"};
+  Stat m_bytes{m_stats, "bytes", "bytes", "bytes the device read and wrote"};
+  DerivedStat m_utilization{
+      m_stats, "utilization", "ratio", "fraction of time the host memory port was busy",
+      [this](uint64_t simulated_ps) {
+        return simulated_ps ? static_cast<double>(m_port.busy_ps()) / simulated_ps : 0;
+      }};
 };
 
 } // namespace npu

@@ -96,16 +96,7 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
 }
 
 StatGroup ICache::stats() const {
-  StatGroup g{"icache.unit" + std::to_string(m_unit), {}};
-  g.add("hits", static_cast<double>(hits()), "count", "lines found resident");
-  g.add("misses", static_cast<double>(misses()), "count", "lines filled from memory");
-  g.add("evictions", static_cast<double>(m_evictions), "count", "valid lines replaced");
-  g.add("load_ns", static_cast<double>(m_preload.ps) / 1000.0, "ns", "time spent in phase 4");
-  g.add("fetch_misses", static_cast<double>(m_fetch.misses), "count",
-        "lines missed while executing (a hot loop larger than the cache)");
-  g.add("fetch_stall_ns", static_cast<double>(m_fetch.ps) / 1000.0, "ns",
-        "execution stalled on those misses");
-  return g;
+  return m_stats.collect();
 }
 
 ICacheL2::ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config)
@@ -157,16 +148,12 @@ unsigned ICacheL2::transport_dbg(int /*unit*/, tlm::tlm_generic_payload& payload
 }
 
 StatGroup ICacheL2::stats() const {
-  StatGroup g{"icache.l2", {}};
-  const uint64_t lookups = m_hits + m_misses + m_merged;
-  g.add("hits", static_cast<double>(m_hits), "count", "line reads served from the second level");
-  g.add("misses", static_cast<double>(m_misses), "count", "line reads forwarded to memory");
-  g.add("merged", static_cast<double>(m_merged), "count",
-        "misses that joined a fill already in flight");
-  g.add("evictions", static_cast<double>(m_evictions), "count", "valid lines replaced");
-  g.add("hit_rate", lookups ? static_cast<double>(m_hits + m_merged) / lookups : 0, "ratio",
-        "reads that did not go to memory");
-  return g;
+  return m_stats.collect();
+}
+
+double ICacheL2::hit_rate() const {
+  const uint64_t lookups = m_hits.count() + m_misses.count() + m_merged.count();
+  return lookups ? static_cast<double>(m_hits.count() + m_merged.count()) / lookups : 0;
 }
 
 } // namespace npu

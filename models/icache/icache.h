@@ -51,7 +51,7 @@ public:
   uint64_t hits() const override { return m_preload.hits + m_fetch.hits; }
   uint64_t misses() const override { return m_preload.misses + m_fetch.misses; }
   uint64_t fetch_misses() const { return m_fetch.misses; }
-  uint64_t evictions() const { return m_evictions; }
+  uint64_t evictions() const { return m_evictions.count(); }
   uint64_t fetch_stall_ps() const { return m_fetch.ps; }
   StatGroup stats() const;
 
@@ -77,7 +77,21 @@ private:
   std::vector<uint8_t> m_line;     ///< scratch: fill data per worker
   Counts m_preload;
   Counts m_fetch;
-  uint64_t m_evictions = 0;
+
+  StatRegistry m_stats{"icache.unit" + std::to_string(m_unit)};
+  DerivedStat m_hits{m_stats, "hits", "count", "lines found resident",
+                     [this](uint64_t) { return static_cast<double>(hits()); }};
+  DerivedStat m_misses{m_stats, "misses", "count", "lines filled from memory",
+                       [this](uint64_t) { return static_cast<double>(misses()); }};
+  Stat m_evictions{m_stats, "evictions", "count", "valid lines replaced"};
+  DerivedStat m_load_ns{m_stats, "load_ns", "ns", "time spent in phase 4",
+                        [this](uint64_t) { return static_cast<double>(m_preload.ps) / 1000.0; }};
+  DerivedStat m_fetch_misses{m_stats, "fetch_misses", "count",
+                             "lines missed while executing (a hot loop larger than the cache)",
+                             [this](uint64_t) { return static_cast<double>(m_fetch.misses); }};
+  DerivedStat m_fetch_stall_ns{
+      m_stats, "fetch_stall_ns", "ns", "execution stalled on those misses",
+      [this](uint64_t) { return static_cast<double>(m_fetch.ps) / 1000.0; }};
 };
 
 /// Second-level instruction cache shared by every unit's cache (optional). A hit
@@ -90,8 +104,8 @@ public:
 
   ICacheL2(sc_core::sc_module_name name, const ICacheConfig& config);
 
-  uint64_t hits() const { return m_hits; }
-  uint64_t misses() const { return m_misses; }
+  uint64_t hits() const { return m_hits.count(); }
+  uint64_t misses() const { return m_misses.count(); }
   StatGroup stats() const;
 
 private:
@@ -104,10 +118,16 @@ private:
   TagStore m_tags;
   BusyResource m_port;
   std::map<uint64_t, std::unique_ptr<sc_core::sc_event>> m_filling; ///< line -> fill done
-  uint64_t m_hits = 0;
-  uint64_t m_misses = 0;
-  uint64_t m_merged = 0; ///< misses that joined a fill already in flight
-  uint64_t m_evictions = 0;
+
+  StatRegistry m_stats{"icache.l2"};
+  Stat m_hits{m_stats, "hits", "count", "line reads served from the second level"};
+  Stat m_misses{m_stats, "misses", "count", "line reads forwarded to memory"};
+  Stat m_merged{m_stats, "merged", "count", "misses that joined a fill already in flight"};
+  Stat m_evictions{m_stats, "evictions", "count", "valid lines replaced"};
+  DerivedStat m_hit_rate{m_stats, "hit_rate", "ratio", "reads that did not go to memory",
+                         [this](uint64_t) { return hit_rate(); }};
+
+  double hit_rate() const;
 };
 
 } // namespace npu

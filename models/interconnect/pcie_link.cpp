@@ -17,6 +17,20 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const PcieConfig& config)
   SC_THREAD(deliver_posted);
 }
 
+PcieLink::Direction::Direction(StatList& stats, const std::string& name, const std::string& where)
+    : bytes(stats, name + "_bytes", "bytes", "payload bytes " + where),
+      packets(stats, name + "_packets", "count", "packets " + where),
+      utilization(stats, name + "_utilization", "ratio",
+                  "fraction of time the wire " + where + " was busy",
+                  [this](uint64_t simulated_ps) {
+                    return simulated_ps ? static_cast<double>(wire.busy_ps()) / simulated_ps : 0;
+                  }),
+      gbps(stats, name + "_gbps", "GB/s", "payload bandwidth " + where + " over simulated time",
+           [this](uint64_t simulated_ps) {
+             const double seconds = static_cast<double>(simulated_ps) * 1e-12;
+             return seconds > 0 ? bytes.count() / seconds / 1e9 : 0;
+           }) {}
+
 uint64_t PcieLink::wire_ps(uint64_t bytes, uint64_t* packets) const {
   const uint64_t n =
       std::max<uint64_t>(1, (bytes + m_config.max_payload_bytes - 1) / m_config.max_payload_bytes);
@@ -123,25 +137,7 @@ unsigned PcieLink::dbg_up(tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup PcieLink::stats(uint64_t simulated_ps) const {
-  StatGroup g{"pcie", {}};
-  const double seconds = static_cast<double>(simulated_ps) * 1e-12;
-  for (const auto* d : {&m_down, &m_up}) {
-    // Named by where the bytes flow: a device read of host memory flows to_device.
-    const std::string name = d == &m_down ? "to_device" : "to_host";
-    const std::string where = d == &m_down ? "toward the device" : "toward the host";
-    g.add(name + "_bytes", static_cast<double>(d->bytes), "bytes", "payload bytes " + where);
-    g.add(name + "_packets", static_cast<double>(d->packets), "count", "packets " + where);
-    g.add(name + "_utilization",
-          simulated_ps ? static_cast<double>(d->wire.busy_ps()) / simulated_ps : 0, "ratio",
-          "fraction of time the wire " + where + " was busy");
-    g.add(name + "_gbps", seconds > 0 ? d->bytes / seconds / 1e9 : 0, "GB/s",
-          "payload bandwidth " + where + " over simulated time");
-  }
-  g.add("posted_writes", static_cast<double>(m_posted_writes), "count",
-        "writes the host posted toward the device (it did not wait for them)");
-  g.add("peak_gbps", m_config.raw_bytes_per_s() / 1e9, "GB/s",
-        "raw bandwidth of one direction after encoding");
-  return g;
+  return m_stats.collect(simulated_ps);
 }
 
 } // namespace npu

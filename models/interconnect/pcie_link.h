@@ -34,10 +34,16 @@ public:
   StatGroup stats(uint64_t simulated_ps) const;
 
 private:
+  /// `name`: where the bytes flow (a device read of host memory flows to_device);
+  /// `where`: the same in words.
   struct Direction {
+    Direction(StatList& stats, const std::string& name, const std::string& where);
+
     BusyResource wire;
-    uint64_t bytes = 0; ///< payload bytes
-    uint64_t packets = 0;
+    Stat bytes; ///< payload bytes
+    Stat packets;
+    DerivedStat utilization;
+    DerivedStat gbps;
   };
 
   /// Time on the wire for `bytes` of payload (at least one packet).
@@ -64,9 +70,14 @@ private:
   std::deque<Posted> m_posted; ///< front is being delivered
   sc_core::sc_event m_posted_added;
   sc_core::sc_event m_posted_drained;
-  uint64_t m_posted_writes = 0;
-  Direction m_down;
-  Direction m_up;
+
+  StatRegistry m_stats{"pcie"};
+  Direction m_down{m_stats, "to_device", "toward the device"};
+  Direction m_up{m_stats, "to_host", "toward the host"};
+  Stat m_posted_writes{m_stats, "posted_writes", "count",
+                       "writes the host posted toward the device (it did not wait for them)"};
+  DerivedStat m_peak{m_stats, "peak_gbps", "GB/s", "raw bandwidth of one direction after encoding",
+                     [this](uint64_t) { return m_config.raw_bytes_per_s() / 1e9; }};
 };
 
 } // namespace npu

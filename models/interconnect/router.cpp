@@ -10,8 +10,21 @@ Router::Router(sc_core::sc_module_name name, const InterconnectConfig& config)
   initiator.register_nb_transport_bw(this, &Router::nb_transport_bw);
 }
 
+Router::Region::Region(StatList& stats, uint64_t base, uint64_t size, const std::string& name,
+                       bool deferred)
+    : base(base), size(size), name(name), deferred(deferred),
+      transactions(stats, name + "_transactions", "count", "transactions routed to " + name),
+      bytes(stats, name + "_bytes", "bytes", "bytes routed to " + name),
+      utilization(stats, name + "_utilization", "ratio",
+                  "fraction of time the " + name + " port carried data",
+                  [this](uint64_t simulated_ps) {
+                    return simulated_ps ? static_cast<double>(port.busy_ps() + calendar.busy_ps()) /
+                                              simulated_ps
+                                        : 0;
+                  }) {}
+
 void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
-  m_regions.push_back({base, size, name, deferred, {}, {}, 0, 0});
+  m_regions.emplace_back(m_region_stats, base, size, name, deferred);
 }
 
 int Router::decode(uint64_t addr, uint64_t len) const {
@@ -98,19 +111,7 @@ unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup Router::stats(uint64_t simulated_ps) const {
-  StatGroup g{"interconnect", {}};
-  for (const auto& r : m_regions) {
-    g.add(r.name + "_transactions", static_cast<double>(r.transactions), "count",
-          "transactions routed to " + r.name);
-    g.add(r.name + "_bytes", static_cast<double>(r.bytes), "bytes", "bytes routed to " + r.name);
-    g.add(r.name + "_utilization",
-          simulated_ps ? static_cast<double>(r.port.busy_ps() + r.calendar.busy_ps()) / simulated_ps
-                       : 0,
-          "ratio", "fraction of time the " + r.name + " port carried data");
-  }
-  g.add("decode_errors", static_cast<double>(m_decode_errors), "count",
-        "accesses to unmapped addresses");
-  return g;
+  return m_stats.collect(simulated_ps);
 }
 
 } // namespace npu

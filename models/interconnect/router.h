@@ -10,9 +10,9 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <deque>
 #include <string>
 #include <unordered_map>
-#include <vector>
 
 namespace npu {
 
@@ -39,14 +39,17 @@ public:
 
 private:
   struct Region {
+    Region(StatList& stats, uint64_t base, uint64_t size, const std::string& name, bool deferred);
+
     uint64_t base;
     uint64_t size;
     std::string name;
     bool deferred;
     BusyResource port;     ///< Granularity::Access64: booked in the order requests come
     BusyCalendar calendar; ///< Granularity::Burst: requests booked ahead leave gaps to fill
-    uint64_t transactions = 0;
-    uint64_t bytes = 0;
+    Stat transactions;
+    Stat bytes;
+    DerivedStat utilization;
   };
 
   int decode(uint64_t addr, uint64_t len) const;
@@ -67,9 +70,12 @@ private:
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
   InterconnectConfig m_config;
-  std::vector<Region> m_regions;
+  std::deque<Region> m_regions; ///< a deque: regions hold registered statistics
   std::unordered_map<const tlm::tlm_generic_payload*, Pending> m_pending;
-  uint64_t m_decode_errors = 0;
+
+  StatRegistry m_stats{"interconnect"};
+  StatList m_region_stats{m_stats}; ///< each region's, in map order
+  Stat m_decode_errors{m_stats, "decode_errors", "count", "accesses to unmapped addresses"};
 };
 
 } // namespace npu

@@ -97,18 +97,32 @@ const std::vector<std::string>& dispatch_policy_names() {
   return names;
 }
 
-std::unique_ptr<DispatchPolicy> make_dispatch_policy(const std::string& name, uint32_t queues) {
-  if (name == "fifo")
+const std::string& dispatch_policy_name(DispatchPolicyKind kind) {
+  return dispatch_policy_names().at(static_cast<size_t>(kind));
+}
+
+DispatchPolicyKind dispatch_policy_kind(const std::string& name) {
+  const auto& names = dispatch_policy_names();
+  const auto it = std::find(names.begin(), names.end(), name);
+  if (it == names.end())
+    throw std::invalid_argument("unknown dispatch policy " + name);
+  return static_cast<DispatchPolicyKind>(it - names.begin());
+}
+
+std::unique_ptr<DispatchPolicy> make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues) {
+  switch (kind) {
+  case DispatchPolicyKind::Fifo:
     return std::make_unique<FifoDispatch>();
-  if (name == "round_robin")
+  case DispatchPolicyKind::RoundRobin:
     return std::make_unique<RoundRobinDispatch>(queues);
-  if (name == "least_loaded")
+  case DispatchPolicyKind::LeastLoaded:
     return std::make_unique<LeastLoadedDispatch>();
-  if (name == "affinity")
+  case DispatchPolicyKind::Affinity:
     return std::make_unique<AffinityDispatch>();
-  if (name == "priority")
+  case DispatchPolicyKind::Priority:
     return std::make_unique<PriorityDispatch>();
-  throw std::invalid_argument("unknown dispatch policy " + name);
+  }
+  throw std::invalid_argument("unknown dispatch policy");
 }
 
 } // namespace npu

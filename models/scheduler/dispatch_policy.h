@@ -75,7 +75,14 @@ public:
   size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
 };
 
+/// The policies a config can choose, in the order of dispatch_policy_names().
+enum class DispatchPolicyKind { Fifo, RoundRobin, LeastLoaded, Affinity, Priority };
+
+/// Names as they appear in configs ("fifo", "round_robin", ...), in enum order.
 const std::vector<std::string>& dispatch_policy_names();
-std::unique_ptr<DispatchPolicy> make_dispatch_policy(const std::string& name, uint32_t queues);
+const std::string& dispatch_policy_name(DispatchPolicyKind kind);
+/// The policy named `name`; throws std::invalid_argument for any other name.
+DispatchPolicyKind dispatch_policy_kind(const std::string& name);
+std::unique_ptr<DispatchPolicy> make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues);
 
 } // namespace npu

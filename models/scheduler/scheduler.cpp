@@ -13,8 +13,9 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config
     : sc_module(name), regs("regs"), mem("mem"), units("units"), dma("dma"),
       completions("completions"), m_config(config), m_layout(layout), m_log(log),
       m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
-      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_queues(config.hw_queues) {
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
+  for (uint32_t i = 0; i < config.hw_queues; ++i)
+    m_queues.emplace_back(i);
   SC_HAS_PROCESS(Scheduler);
   regs.register_b_transport(this, &Scheduler::b_transport);
   SC_THREAD(fetch_loop);
@@ -489,50 +490,35 @@ Scheduler::describe_pending(const std::function<std::string(uint64_t)>& event_na
 }
 
 std::vector<StatGroup> Scheduler::stats(uint64_t simulated_ps) const {
-  std::vector<StatGroup> out;
-  StatGroup g{"scheduler", {}};
-  g.add("doorbells", static_cast<double>(m_doorbells), "count", "doorbell register writes");
-  g.add("descriptors_fetched", static_cast<double>(m_fetched), "count",
-        "descriptors read from command rings");
-  g.add("kernels_dispatched", static_cast<double>(m_kernels_dispatched), "count",
-        "kernels started on units");
-  g.add("copies", static_cast<double>(m_copies), "count", "memcpy commands run on the DMA engine");
-  g.add("event_commands", static_cast<double>(m_event_ops), "count", "event records and waits");
-  g.add("max_queue_depth", static_cast<double>(m_max_pending), "count",
-        "most fetched commands waiting in one hardware queue");
-  g.add("policy_decisions", static_cast<double>(m_decisions), "count",
-        "kernel dispatch decisions of the " + m_config.policy + " policy");
-  g.add("policy_contested", static_cast<double>(m_contested), "count",
-        "decisions with more than one ready kernel to choose from");
-  g.add("policy_out_of_order", static_cast<double>(m_out_of_order), "count",
-        "decisions that passed over an older ready kernel");
-  g.add("dispatch_warm", static_cast<double>(m_warm_dispatches), "count",
-        "unit assignments whose instruction cache already held the whole binary");
-  g.add("dispatch_cold", static_cast<double>(m_cold_dispatches), "count",
-        "unit assignments whose instruction cache held none of the binary");
-  out.push_back(std::move(g));
-  for (uint32_t i = 0; i < m_queues.size(); ++i) {
-    const Queue& q = m_queues[i];
-    if (q.write_index == 0)
-      continue; // never used
-    // Integrate up to the end of the run without changing the queue.
-    const uint64_t end = std::max(simulated_ps, q.since_ps);
-    const uint64_t depth = q.depth();
-    const double area = static_cast<double>(q.depth_area) +
-                        static_cast<double>(depth) * static_cast<double>(end - q.since_ps);
-    const uint64_t nonempty = q.nonempty_ps + (depth > 0 ? end - q.since_ps : 0);
-    StatGroup s{"scheduler.queue" + std::to_string(i), {}};
-    s.add("commands", static_cast<double>(q.write_index), "count", "commands published");
-    s.add("kernels", static_cast<double>(q.kernels), "count", "kernels completed");
-    s.add("mean_depth", end ? area / static_cast<double>(end) : 0, "count",
-          "commands published and not yet completed, averaged over simulated time");
-    s.add("max_depth", static_cast<double>(q.max_depth), "count",
-          "most commands published and not yet completed");
-    s.add("occupancy", end ? static_cast<double>(nonempty) / static_cast<double>(end) : 0, "ratio",
-          "fraction of simulated time the queue held work");
-    out.push_back(std::move(s));
-  }
+  std::vector<StatGroup> out{m_stats.collect(simulated_ps)};
+  for (const Queue& q : m_queues)
+    if (q.write_index != 0) // else never used
+      out.push_back(q.stats.collect(simulated_ps));
   return out;
 }
+
+// The depth integrals run up to the end of the run without changing the queue.
+Scheduler::Queue::Queue(uint32_t index)
+    : stats("scheduler.queue" + std::to_string(index)),
+      commands(stats, "commands", "count", "commands published",
+               [this](uint64_t) { return static_cast<double>(write_index); }),
+      kernels(stats, "kernels", "count", "kernels completed"),
+      mean_depth(stats, "mean_depth", "count",
+                 "commands published and not yet completed, averaged over simulated time",
+                 [this](uint64_t simulated_ps) {
+                   const uint64_t end = end_ps(simulated_ps);
+                   const double area =
+                       static_cast<double>(depth_area) +
+                       static_cast<double>(depth()) * static_cast<double>(end - since_ps);
+                   return end ? area / static_cast<double>(end) : 0;
+                 }),
+      max_depth_stat(stats, "max_depth", "count", "most commands published and not yet completed",
+                     [this](uint64_t) { return static_cast<double>(max_depth); }),
+      occupancy(stats, "occupancy", "ratio", "fraction of simulated time the queue held work",
+                [this](uint64_t simulated_ps) {
+                  const uint64_t end = end_ps(simulated_ps);
+                  const uint64_t nonempty = nonempty_ps + (depth() > 0 ? end - since_ps : 0);
+                  return end ? static_cast<double>(nonempty) / static_cast<double>(end) : 0;
+                }) {}
 
 } // namespace npu

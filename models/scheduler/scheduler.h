@@ -16,6 +16,7 @@
 #include <tlm_utils/simple_initiator_socket.h>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <map>
@@ -85,6 +86,8 @@ private:
     bool waited_for_units = false; ///< at the head, ready, but the units were taken
   };
   struct Queue {
+    explicit Queue(uint32_t index);
+
     uint64_t write_index = 0;  ///< published by the doorbell, once it has arrived
     uint64_t posted_index = 0; ///< the latest doorbell value, arrived or on its way
     uint64_t fetch_index = 0;
@@ -96,11 +99,19 @@ private:
     uint64_t depth_area = 0;  ///< sum of depth x time (command-ps)
     uint64_t nonempty_ps = 0; ///< time with depth() > 0
     uint64_t max_depth = 0;
-    uint64_t kernels = 0;
 
     uint64_t depth() const {
       return write_index - fetch_index + pending.size() + (running ? 1 : 0);
     }
+    /// The end of a run of `simulated_ps` as the queue's integrals see it.
+    uint64_t end_ps(uint64_t simulated_ps) const { return std::max(simulated_ps, since_ps); }
+
+    StatRegistry stats; ///< reported only for a queue that was used
+    DerivedStat commands;
+    Stat kernels;
+    DerivedStat mean_depth;
+    DerivedStat max_depth_stat;
+    DerivedStat occupancy;
   };
   struct Running {
     Command cmd;
@@ -160,7 +171,7 @@ private:
   std::unique_ptr<DispatchPolicy> m_policy;
   std::vector<DeviceKernel> m_kernels;
   uint64_t m_period_ps;
-  std::vector<Queue> m_queues;
+  std::deque<Queue> m_queues; ///< a deque: queues hold registered statistics
   std::vector<bool> m_unit_free;
   std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
@@ -183,18 +194,28 @@ private:
   sc_core::sc_event m_doorbell;
   std::deque<PostedDoorbell> m_posted; ///< in arrival order
   sc_core::sc_event m_wake;
-  // statistics
-  uint64_t m_doorbells = 0;
-  uint64_t m_fetched = 0;
-  uint64_t m_kernels_dispatched = 0;
-  uint64_t m_copies = 0;
-  uint64_t m_event_ops = 0;
   uint64_t m_max_pending = 0;
-  uint64_t m_decisions = 0;       ///< kernel dispatch decisions
-  uint64_t m_contested = 0;       ///< ... with more than one ready kernel
-  uint64_t m_out_of_order = 0;    ///< ... that passed over an older ready kernel
-  uint64_t m_warm_dispatches = 0; ///< units given a kernel their cache held entirely
-  uint64_t m_cold_dispatches = 0; ///< units given a kernel their cache held nothing of
+
+  StatRegistry m_stats{"scheduler"};
+  Stat m_doorbells{m_stats, "doorbells", "count", "doorbell register writes"};
+  Stat m_fetched{m_stats, "descriptors_fetched", "count", "descriptors read from command rings"};
+  Stat m_kernels_dispatched{m_stats, "kernels_dispatched", "count", "kernels started on units"};
+  Stat m_copies{m_stats, "copies", "count", "memcpy commands run on the DMA engine"};
+  Stat m_event_ops{m_stats, "event_commands", "count", "event records and waits"};
+  DerivedStat m_max_queue_depth{m_stats, "max_queue_depth", "count",
+                                "most fetched commands waiting in one hardware queue",
+                                [this](uint64_t) { return static_cast<double>(m_max_pending); }};
+  Stat m_decisions{m_stats, "policy_decisions", "count",
+                   "kernel dispatch decisions of the " + dispatch_policy_name(m_config.policy) +
+                       " policy"};
+  Stat m_contested{m_stats, "policy_contested", "count",
+                   "decisions with more than one ready kernel to choose from"};
+  Stat m_out_of_order{m_stats, "policy_out_of_order", "count",
+                      "decisions that passed over an older ready kernel"};
+  Stat m_warm_dispatches{m_stats, "dispatch_warm", "count",
+                         "unit assignments whose instruction cache already held the whole binary"};
+  Stat m_cold_dispatches{m_stats, "dispatch_cold", "count",
+                         "unit assignments whose instruction cache held none of the binary"};
 };
 
 } // namespace npu

@@ -1,13 +1,12 @@
 #include "models/scheduler/scheduler_config.h"
 
-#include "models/scheduler/dispatch_policy.h"
-
 namespace npu {
 
 SchedulerConfig read_scheduler_config(cfg::Section& s, double clock_hz) {
   SchedulerConfig c;
   c.hw_queues = static_cast<uint32_t>(s.integer("hw_queues", c.hw_queues, 1, 128));
-  c.policy = s.choice("policy", c.policy, dispatch_policy_names());
+  c.policy = dispatch_policy_kind(
+      s.choice("policy", dispatch_policy_name(c.policy), dispatch_policy_names()));
   c.ring_entries = static_cast<uint32_t>(s.integer("ring_entries", c.ring_entries, 2, 65536));
   c.decode_cycles = static_cast<uint32_t>(s.integer("decode_cycles", c.decode_cycles, 0, 1000000));
   c.dispatch_cycles =

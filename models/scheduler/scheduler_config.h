@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/scheduler/dispatch_policy.h"
 
 #include <cstdint>
 #include <string>
@@ -10,7 +11,7 @@ namespace npu {
 /// Command processor: hardware queues fed from command rings in DDR.
 struct SchedulerConfig {
   uint32_t hw_queues = 8;
-  std::string policy = "fifo";
+  DispatchPolicyKind policy = DispatchPolicyKind::Fifo;
   uint32_t ring_entries = 256;   ///< descriptors per queue ring
   uint32_t decode_cycles = 20;   ///< decode of one fetched descriptor
   uint32_t dispatch_cycles = 50; ///< choosing a unit and starting it

@@ -78,18 +78,15 @@ unsigned Sram::transport_dbg(tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup Sram::stats(uint64_t simulated_ps) const {
-  StatGroup g{"sram", {}};
-  g.add("accesses", static_cast<double>(m_accesses), "count", "read and write transactions");
-  g.add("bytes", static_cast<double>(m_bytes), "bytes", "bytes read and written");
-  g.add("bank_conflict_cycles", static_cast<double>(m_conflict_cycles), "cycles",
-        "cycles lost to several words of one access, or of overlapping accesses, in one bank");
+  return m_stats.collect(simulated_ps);
+}
+
+double Sram::utilization(uint64_t simulated_ps) const {
   uint64_t busy = 0;
   for (const auto& p : m_ports)
     busy += p.busy_ps();
   const double capacity = static_cast<double>(simulated_ps) * m_ports.size();
-  g.add("utilization", capacity > 0 ? busy / capacity : 0, "ratio", "port busy fraction");
-  g.add("allocated_bytes", static_cast<double>(m_next_free), "bytes", "bytes handed out");
-  return g;
+  return capacity > 0 ? busy / capacity : 0;
 }
 
 } // namespace npu

@@ -32,6 +32,8 @@ public:
 private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& payload);
+  /// Busy fraction of all ports over `simulated_ps`.
+  double utilization(uint64_t simulated_ps) const;
 
   SramConfig m_config;
   uint64_t m_period_ps;
@@ -40,9 +42,17 @@ private:
   std::vector<BusyResource> m_ports;
   std::vector<uint32_t> m_beats; ///< scratch: words per bank of the current access
   uint64_t m_next_free = 0;      ///< bump allocator
-  uint64_t m_accesses = 0;
-  uint64_t m_bytes = 0;
-  uint64_t m_conflict_cycles = 0;
+
+  StatRegistry m_stats{"sram"};
+  Stat m_accesses{m_stats, "accesses", "count", "read and write transactions"};
+  Stat m_bytes{m_stats, "bytes", "bytes", "bytes read and written"};
+  Stat m_conflict_cycles{
+      m_stats, "bank_conflict_cycles", "cycles",
+      "cycles lost to several words of one access, or of overlapping accesses, in one bank"};
+  DerivedStat m_utilization{m_stats, "utilization", "ratio", "port busy fraction",
+                            [this](uint64_t simulated_ps) { return utilization(simulated_ps); }};
+  DerivedStat m_allocated{m_stats, "allocated_bytes", "bytes", "bytes handed out",
+                          [this](uint64_t) { return static_cast<double>(m_next_free); }};
 };
 
 } // namespace npu

@@ -32,7 +32,7 @@ TEST(PlatformConfigDefaults, EmptySectionsTakeDefaults) {
     const PlatformConfig c = read_text(text);
     EXPECT_EQ(c.name, "x");
     EXPECT_EQ(c.file, "cfg.yaml");
-    EXPECT_EQ(c.host.completion, "interrupt");
+    EXPECT_EQ(c.host.completion, CompletionMode::Interrupt);
     EXPECT_EQ(c.dma.channels, 4u);
     EXPECT_EQ(c.dma.burst_bytes, 256u);
     EXPECT_EQ(c.sram.size_bytes, 512u * 1024);
@@ -41,7 +41,7 @@ TEST(PlatformConfigDefaults, EmptySectionsTakeDefaults) {
     EXPECT_EQ(c.icache.line_bytes, 64u);
     EXPECT_EQ(c.icache.ways, 4u);
     EXPECT_EQ(c.scheduler.hw_queues, 8u);
-    EXPECT_EQ(c.scheduler.policy, "fifo");
+    EXPECT_EQ(c.scheduler.policy, DispatchPolicyKind::Fifo);
     EXPECT_EQ(c.compute.units, 4u);
     EXPECT_EQ(c.compute.array.rows, 32u);
     EXPECT_EQ(c.compute.array.cols, 32u);
@@ -89,7 +89,7 @@ TEST(PlatformConfigDefaults, ValuesWithUnitsAreRead) {
   EXPECT_DOUBLE_EQ(c.compute.frequency_hz, 1.5e9);
   EXPECT_EQ(c.ddr.preset, "DDR4-3200");
   EXPECT_EQ(c.ddr.bus_width_bits, 64u);
-  EXPECT_EQ(c.scheduler.policy, "affinity");
+  EXPECT_EQ(c.scheduler.policy, DispatchPolicyKind::Affinity);
   EXPECT_EQ(c.effective["compute"]["frequency"], "1.5GHz");
 }
 

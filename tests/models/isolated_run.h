@@ -51,7 +51,7 @@ inline nlohmann::json to_json(const RunReport& report, const std::vector<double>
   }
   for (const StatGroup& g : report.blocks) {
     nlohmann::json stats = nlohmann::json::array();
-    for (const Stat& s : g.stats)
+    for (const StatEntry& s : g.stats)
       stats.push_back({s.name, s.value});
     j["blocks"].push_back({{"block", g.block}, {"stats", stats}});
   }

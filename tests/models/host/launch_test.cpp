@@ -70,7 +70,7 @@ void sync_launch_returns_after_completion(const char* yaml) {
   }
   // The second launch began only after the first returned.
   EXPECT_GE(report.launches[1].t_ps[0], returned_ps[0]);
-  if (config.host.completion == "interrupt") {
+  if (config.host.completion == CompletionMode::Interrupt) {
     EXPECT_GE(report.launches[0].complete_ps(), config.host.interrupt_latency_ps);
   }
 }

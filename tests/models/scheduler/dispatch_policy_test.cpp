@@ -124,29 +124,40 @@ TEST(DispatchFactory, EveryNamedPolicyIsBuilt) {
   EXPECT_EQ(names, (std::vector<std::string>{"fifo", "round_robin", "least_loaded", "affinity",
                                              "priority"}));
   for (const auto& name : names) {
-    const auto policy = make_dispatch_policy(name, 4);
-    ASSERT_NE(policy, nullptr) << name;
+    const DispatchPolicyKind kind = dispatch_policy_kind(name);
+    EXPECT_EQ(dispatch_policy_name(kind), name);
+    ASSERT_NE(make_dispatch_policy(kind, 4), nullptr) << name;
   }
-  EXPECT_NE(dynamic_cast<FifoDispatch*>(make_dispatch_policy("fifo", 4).get()), nullptr);
-  EXPECT_NE(dynamic_cast<RoundRobinDispatch*>(make_dispatch_policy("round_robin", 4).get()),
+  EXPECT_NE(dynamic_cast<FifoDispatch*>(make_dispatch_policy(DispatchPolicyKind::Fifo, 4).get()),
             nullptr);
-  EXPECT_NE(dynamic_cast<LeastLoadedDispatch*>(make_dispatch_policy("least_loaded", 4).get()),
+  EXPECT_NE(dynamic_cast<RoundRobinDispatch*>(
+                make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4).get()),
             nullptr);
-  EXPECT_NE(dynamic_cast<AffinityDispatch*>(make_dispatch_policy("affinity", 4).get()), nullptr);
-  EXPECT_NE(dynamic_cast<PriorityDispatch*>(make_dispatch_policy("priority", 4).get()), nullptr);
-  EXPECT_THROW(make_dispatch_policy("fifoo", 4), std::invalid_argument);
+  EXPECT_NE(dynamic_cast<LeastLoadedDispatch*>(
+                make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4).get()),
+            nullptr);
+  EXPECT_NE(
+      dynamic_cast<AffinityDispatch*>(make_dispatch_policy(DispatchPolicyKind::Affinity, 4).get()),
+      nullptr);
+  EXPECT_NE(
+      dynamic_cast<PriorityDispatch*>(make_dispatch_policy(DispatchPolicyKind::Priority, 4).get()),
+      nullptr);
+  EXPECT_THROW(dispatch_policy_kind("fifoo"), std::invalid_argument);
 }
 
 TEST(DispatchFactory, PoliciesBehaveAsNamed) {
   const std::vector<DispatchCandidate> ready = {cand(2, 1, 0), cand(0, 5, 3)};
   const std::vector<UnitView> units = {unit(0, true, 900, 0), unit(1, true, 10, 0),
                                        unit(2, true, 500, 50)};
-  EXPECT_EQ(make_dispatch_policy("fifo", 4)->pick_kernel(ready), 0u);
-  EXPECT_EQ(make_dispatch_policy("round_robin", 4)->pick_kernel(ready), 1u);
-  EXPECT_EQ(make_dispatch_policy("priority", 4)->pick_kernel(ready), 1u);
-  EXPECT_EQ(make_dispatch_policy("fifo", 4)->pick_units(units, 1), (std::vector<int>{0}));
-  EXPECT_EQ(make_dispatch_policy("least_loaded", 4)->pick_units(units, 1), (std::vector<int>{1}));
-  EXPECT_EQ(make_dispatch_policy("affinity", 4)->pick_units(units, 1), (std::vector<int>{2}));
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Fifo, 4)->pick_kernel(ready), 0u);
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4)->pick_kernel(ready), 1u);
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Priority, 4)->pick_kernel(ready), 1u);
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Fifo, 4)->pick_units(units, 1),
+            (std::vector<int>{0}));
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4)->pick_units(units, 1),
+            (std::vector<int>{1}));
+  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Affinity, 4)->pick_units(units, 1),
+            (std::vector<int>{2}));
 }
 
 } // namespace

@@ -2,9 +2,9 @@
 // the platform: compute units and a DMA engine that record what they are given and
 // finish it after a time the test sets, a memory that holds the command rings, and a
 // host that rings the doorbells and takes the completions. Links npu_scheduler only.
-#include "common/address_map.h"
-#include "common/launch_log.h"
-#include "common/tlm_util.h"
+#include "models/common/address_map.h"
+#include "models/common/launch_log.h"
+#include "models/common/tlm_util.h"
 #include "models/scheduler/scheduler.h"
 
 #include <gtest/gtest.h>
@@ -204,7 +204,7 @@ struct Bench {
   static SchedulerConfig config_of(const std::string& policy) {
     SchedulerConfig c;
     c.hw_queues = 2;
-    c.policy = policy;
+    c.policy = dispatch_policy_kind(policy);
     c.ring_entries = 8;
     return c;
   }

@@ -128,7 +128,7 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
       poll_landed();
       if (ready() || m_outstanding == 0)
         break;
-      if (m_landed.empty() && m_device_stalled && m_device_stalled()) {
+      if (m_landed.empty() && device.size() > 0 && device->stalled()) {
         // Nothing will ever land: stop here, blocked, so the run reports a deadlock.
         // Paused, not stopped, so that the threads left waiting can still be unwound.
         sc_core::sc_pause();

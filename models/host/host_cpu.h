@@ -41,6 +41,8 @@ struct LaunchRequest {
 class HostCpu : public sc_core::sc_module, public CompletionSink {
 public:
   tlm_utils::simple_initiator_socket<HostCpu> socket;
+  /// Asked while polling whether the device has stalled (deadlock); unbound: never.
+  sc_core::sc_port<DeviceStatusIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> device;
 
   HostCpu(sc_core::sc_module_name name, const HostConfig& config, const CommandLayout& layout,
           LaunchLog& log);
@@ -53,8 +55,6 @@ public:
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
   /// A mark on the host-thread track at the host's time (a call that takes no time).
   void mark(std::string_view name);
-  /// Tells a polling host that the device can make no more progress (deadlock).
-  void set_stall_probe(std::function<bool()> probe) { m_device_stalled = std::move(probe); }
 
   // Driver calls: host thread only.
   uint64_t launch(const LaunchRequest& request);
@@ -163,7 +163,6 @@ private:
   Tracer* m_trace = nullptr;
   int64_t m_trace_launch = Tracer::kNoLaunch; ///< the launch whose driver work runs now
   std::function<void()> m_program;
-  std::function<bool()> m_device_stalled;
   std::vector<int> m_stream_priority;
   std::vector<CommandState> m_commands;
   std::vector<uint64_t> m_queue_issued;      ///< per queue: descriptors written

@@ -18,4 +18,12 @@ public:
                              int64_t origin) = 0;
 };
 
+/// What a polling host may ask of the device: whether it can make no more progress
+/// (work queued, nothing in flight, every queue head waiting for an event nobody will
+/// record), so that a poll loop stops as a deadlock instead of spinning forever.
+class DeviceStatusIf : public virtual sc_core::sc_interface {
+public:
+  virtual bool stalled() const = 0;
+};
+
 } // namespace npu

@@ -38,7 +38,7 @@ struct DeviceKernel {
 /// kernels on compute units chosen by the dispatch policy, copies on the DMA
 /// engine, event records and waits across queues; every completion writes a
 /// record to DDR and signals the host.
-class Scheduler : public sc_core::sc_module {
+class Scheduler : public sc_core::sc_module, public DeviceStatusIf {
 public:
   tlm_utils::simple_target_socket<Scheduler> regs;   ///< doorbell registers
   tlm_utils::simple_initiator_socket<Scheduler> mem; ///< descriptor fetch, completion writes
@@ -63,7 +63,7 @@ public:
   bool idle() const;
   /// True when work is queued but nothing can ever move: no kernel, copy or fetch
   /// in flight and every queue head waits for an event nobody will record.
-  bool stalled() const;
+  bool stalled() const override;
   /// One line per hardware queue that still holds work (for deadlock reports).
   std::vector<std::string>
   describe_pending(const std::function<std::string(uint64_t)>& event_name) const;

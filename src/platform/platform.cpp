@@ -68,7 +68,7 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_scheduler->dma.bind(*m_dma);
   m_host = std::make_unique<HostCpu>("host", config.host, m_layout, m_log);
   m_scheduler->completions.bind(*m_host);
-  m_host->set_stall_probe([this] { return m_scheduler->stalled(); });
+  m_host->device.bind(*m_scheduler);
 
   // Address map: the order of map() calls is the order of initiator bindings.
   m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",

@@ -18,16 +18,16 @@ void host_program(npu::Runtime& rt) {
   const uint64_t n = 1, c = 64, h = 56, w = 56, k = 64;
   npu::KernelDesc desc;
   desc.name = "conv2d";
-  desc.op.kind = npu::OpKind::Conv2d;
+  auto& shape = desc.op.shape.emplace<npu::Conv2dOp>();
   desc.op.dtype = npu::DType::Int8;
-  desc.op.batch = n;
-  desc.op.channels = c;
-  desc.op.height = h;
-  desc.op.width = w;
-  desc.op.filters = k;
-  desc.op.r = 3;
-  desc.op.s = 3;
-  desc.op.pad = 1;
+  shape.batch = n;
+  shape.channels = c;
+  shape.height = h;
+  shape.width = w;
+  shape.filters = k;
+  shape.r = 3;
+  shape.s = 3;
+  shape.pad = 1;
   desc.binary_bytes = 48 << 10;
   const npu::Kernel conv = rt.load_kernel(desc);
 

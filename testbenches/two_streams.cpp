@@ -20,16 +20,16 @@ constexpr uint64_t kOutputBytes = kN * kK * kH * kW;
 npu::KernelDesc conv_layer() {
   npu::KernelDesc desc;
   desc.name = "conv2d";
-  desc.op.kind = npu::OpKind::Conv2d;
+  auto& shape = desc.op.shape.emplace<npu::Conv2dOp>();
   desc.op.dtype = npu::DType::Int8;
-  desc.op.batch = kN;
-  desc.op.channels = kC;
-  desc.op.height = kH;
-  desc.op.width = kW;
-  desc.op.filters = kK;
-  desc.op.r = 3;
-  desc.op.s = 3;
-  desc.op.pad = 1;
+  shape.batch = kN;
+  shape.channels = kC;
+  shape.height = kH;
+  shape.width = kW;
+  shape.filters = kK;
+  shape.r = 3;
+  shape.s = 3;
+  shape.pad = 1;
   desc.binary_bytes = 48 << 10;
   return desc;
 }

@@ -11,11 +11,11 @@ namespace {
 npu::Kernel matmul_kernel(npu::Runtime& rt, uint64_t m, uint64_t n, uint64_t k) {
   npu::KernelDesc desc;
   desc.name = "matmul";
-  desc.op.kind = npu::OpKind::Matmul;
+  auto& shape = desc.op.shape.emplace<npu::MatmulOp>();
   desc.op.dtype = npu::DType::Int8;
-  desc.op.m = m;
-  desc.op.n = n;
-  desc.op.k = k;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
   desc.binary_bytes = 16 << 10;
   return rt.load_kernel(desc);
 }
@@ -23,10 +23,10 @@ npu::Kernel matmul_kernel(npu::Runtime& rt, uint64_t m, uint64_t n, uint64_t k) 
 npu::Kernel relu_kernel(npu::Runtime& rt, uint64_t elements) {
   npu::KernelDesc desc;
   desc.name = "relu";
-  desc.op.kind = npu::OpKind::Elementwise;
+  auto& shape = desc.op.shape.emplace<npu::ElementwiseOp>();
   desc.op.dtype = npu::DType::Int8;
-  desc.op.elements = elements;
-  desc.op.inputs = 1;
+  shape.elements = elements;
+  shape.inputs = 1;
   desc.binary_bytes = 4 << 10;
   return rt.load_kernel(desc);
 }

@@ -103,7 +103,7 @@ void ComputeUnit::wait_cycles(uint64_t cycles) {
 
 bool ComputeUnit::cycles_only(const KernelJob& job) {
   return std::all_of(job.ops->begin(), job.ops->end(),
-                     [](const OpSpec& op) { return op.kind == OpKind::Cycles; });
+                     [](const OpSpec& op) { return op.kind() == OpKind::Cycles; });
 }
 
 void ComputeUnit::defer_cycles(uint64_t cycles) {
@@ -141,14 +141,14 @@ void ComputeUnit::execute(const KernelJob& job, UnitResult& result, bool ahead) 
 }
 
 void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& result) {
-  if (op.kind == OpKind::Cycles) {
+  if (const auto* c = op.get_if<CyclesOp>()) {
     // No data: skip the pipeline threads (this is the launch-rate benchmark's kernel).
     // The cycles are spread over the iterations; each runs the hot loop once.
-    const uint64_t n = std::max<uint64_t>(op.iterations, 1);
-    result.compute_roof_ps += static_cast<double>(op.cycles) * static_cast<double>(m_period_ps);
+    const uint64_t n = std::max<uint64_t>(c->iterations, 1);
+    result.compute_roof_ps += static_cast<double>(c->cycles) * static_cast<double>(m_period_ps);
     for (uint64_t i = 0; i < n; ++i) {
       fetch_hot_loop(job, result);
-      defer_cycles(op.cycles / n + (i < op.cycles % n ? 1 : 0));
+      defer_cycles(c->cycles / n + (i < c->cycles % n ? 1 : 0));
     }
     return;
   }

@@ -6,7 +6,7 @@ namespace npu {
 
 GemmLowering::GemmLowering(const OpSpec& op)
     : m_op(op), m_g(gemm_shape(op)), m_es(dtype_bytes(op.dtype)),
-      m_conv(op.kind == OpKind::Conv2d) {
+      m_conv(op.kind() == OpKind::Conv2d) {
   if (m_conv)
     m_w = window_of(op);
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <tuple>
+#include <type_traits>
 
 namespace npu {
 namespace {
@@ -86,23 +87,81 @@ uint32_t dtype_cycles_per_op(DType type) {
   return dtype_info(type).cycles_per_op;
 }
 
-bool OpSpec::operator==(const OpSpec& o) const {
-  auto fields = [](const OpSpec& x) {
-    return std::make_tuple(x.kind, x.dtype, x.cycles, x.iterations, x.m, x.n, x.k, x.batch,
-                           x.channels, x.height, x.width, x.filters, x.r, x.s, x.stride, x.pad,
-                           x.in_features, x.out_features, x.elements, x.inputs, x.rows, x.cols);
-  };
-  return fields(*this) == fields(o);
+bool CyclesOp::operator==(const CyclesOp& o) const {
+  return std::tie(cycles, iterations) == std::tie(o.cycles, o.iterations);
+}
+bool MatmulOp::operator==(const MatmulOp& o) const {
+  return std::tie(m, n, k, batch) == std::tie(o.m, o.n, o.k, o.batch);
+}
+bool WindowOp::operator==(const WindowOp& o) const {
+  return std::tie(batch, channels, height, width, r, s, stride, pad) ==
+         std::tie(o.batch, o.channels, o.height, o.width, o.r, o.s, o.stride, o.pad);
+}
+bool Conv2dOp::operator==(const Conv2dOp& o) const {
+  return WindowOp::operator==(o) && filters == o.filters;
+}
+bool FullyConnectedOp::operator==(const FullyConnectedOp& o) const {
+  return std::tie(batch, in_features, out_features) ==
+         std::tie(o.batch, o.in_features, o.out_features);
+}
+bool ElementwiseOp::operator==(const ElementwiseOp& o) const {
+  return std::tie(elements, inputs) == std::tie(o.elements, o.inputs);
+}
+bool RowwiseOp::operator==(const RowwiseOp& o) const {
+  return std::tie(rows, cols) == std::tie(o.rows, o.cols);
 }
 
-uint64_t out_height(const OpSpec& op) {
+// OpKind names the variant's alternatives in order.
+static_assert(
+    std::is_same_v<std::variant_alternative_t<static_cast<size_t>(OpKind::Pool), OpShape>, PoolOp>);
+static_assert(std::variant_size_v<OpShape> == static_cast<size_t>(OpKind::Layernorm) + 1);
+
+OpShape op_shape(OpKind kind) {
+  switch (kind) {
+  case OpKind::Cycles:
+    return CyclesOp{};
+  case OpKind::Matmul:
+    return MatmulOp{};
+  case OpKind::Conv2d:
+    return Conv2dOp{};
+  case OpKind::DepthwiseConv2d:
+    return DepthwiseConv2dOp{};
+  case OpKind::Pool:
+    return PoolOp{};
+  case OpKind::FullyConnected:
+    return FullyConnectedOp{};
+  case OpKind::Elementwise:
+    return ElementwiseOp{};
+  case OpKind::Softmax:
+    return SoftmaxOp{};
+  case OpKind::Layernorm:
+    return LayernormOp{};
+  }
+  return CyclesOp{};
+}
+
+const WindowOp* OpSpec::window() const {
+  if (const auto* c = get_if<Conv2dOp>())
+    return c;
+  if (const auto* d = get_if<DepthwiseConv2dOp>())
+    return d;
+  return get_if<PoolOp>();
+}
+
+const RowwiseOp* OpSpec::rowwise() const {
+  if (const auto* sm = get_if<SoftmaxOp>())
+    return sm;
+  return get_if<LayernormOp>();
+}
+
+uint64_t out_height(const WindowOp& op) {
   const uint64_t padded = op.height + 2 * op.pad;
   if (op.stride == 0 || padded < op.r)
     return 0;
   return (padded - op.r) / op.stride + 1;
 }
 
-uint64_t out_width(const OpSpec& op) {
+uint64_t out_width(const WindowOp& op) {
   const uint64_t padded = op.width + 2 * op.pad;
   if (op.stride == 0 || padded < op.s)
     return 0;
@@ -111,94 +170,100 @@ uint64_t out_width(const OpSpec& op) {
 
 void lowered_matmul(const OpSpec& op, uint64_t* m, uint64_t* n, uint64_t* k) {
   *m = *n = *k = 0;
-  switch (op.kind) {
-  case OpKind::Matmul:
-    *m = saturating_mul(std::max<uint64_t>(op.batch, 1), op.m);
-    *n = op.n;
-    *k = op.k;
-    break;
-  case OpKind::Conv2d: {
-    const auto rows = checked_product({op.batch, out_height(op), out_width(op)});
+  if (const auto* mm = op.get_if<MatmulOp>()) {
+    *m = saturating_mul(std::max<uint64_t>(mm->batch, 1), mm->m);
+    *n = mm->n;
+    *k = mm->k;
+  } else if (const auto* c = op.get_if<Conv2dOp>()) {
+    const auto rows = checked_product({c->batch, out_height(*c), out_width(*c)});
     if (!rows)
       throw std::overflow_error("conv2d: the im2col row count n x ho x wo does not fit in 64 "
                                 "bits");
     *m = *rows;
-    *n = op.filters;
-    *k = saturating_product({op.channels, op.r, op.s});
-    break;
-  }
-  case OpKind::FullyConnected:
-    *m = op.batch;
-    *n = op.out_features;
-    *k = op.in_features;
-    break;
-  default:
-    break;
+    *n = c->filters;
+    *k = saturating_product({c->channels, c->r, c->s});
+  } else if (const auto* fc = op.get_if<FullyConnectedOp>()) {
+    *m = fc->batch;
+    *n = fc->out_features;
+    *k = fc->in_features;
   }
 }
 
 GemmShape gemm_shape(const OpSpec& op) {
   GemmShape g;
-  if (op.kind != OpKind::Matmul && op.kind != OpKind::Conv2d && op.kind != OpKind::FullyConnected)
-    return g;
-  if (op.kind == OpKind::Matmul) {
-    g.batches = std::max<uint64_t>(op.batch, 1);
-    g.m = op.m;
-    g.n = op.n;
-    g.k = op.k;
+  if (const auto* mm = op.get_if<MatmulOp>()) {
+    g.batches = std::max<uint64_t>(mm->batch, 1);
+    g.m = mm->m;
+    g.n = mm->n;
+    g.k = mm->k;
     return g;
   }
+  if (op.kind() != OpKind::Conv2d && op.kind() != OpKind::FullyConnected)
+    return g;
   g.batches = 1;
   lowered_matmul(op, &g.m, &g.n, &g.k);
   return g;
 }
 
+namespace {
+
+OpExtent gemm_extent(const OpSpec& op, uint64_t es) {
+  // Not lowered_matmul(): its conv2d row count must not wrap here.
+  uint64_t m = 0, n = 0, k = 0;
+  if (const auto* c = op.get_if<Conv2dOp>()) {
+    m = saturating_product({c->batch, out_height(*c), out_width(*c)});
+    n = c->filters;
+    k = saturating_product({c->channels, c->r, c->s});
+  } else {
+    lowered_matmul(op, &m, &n, &k);
+  }
+  OpExtent x;
+  x.macs = saturating_product({m, n, k});
+  // A batched matmul has one B per batch.
+  const auto* mm = op.get_if<MatmulOp>();
+  const uint64_t b_copies = mm ? std::max<uint64_t>(mm->batch, 1) : 1;
+  const uint64_t elements =
+      saturating_add(saturating_add(saturating_mul(m, k), saturating_product({b_copies, k, n})),
+                     saturating_mul(m, n));
+  x.bytes = saturating_mul(elements, es);
+  return x;
+}
+
+} // namespace
+
 OpExtent op_extent(const OpSpec& op) {
   // Saturating: a product that does not fit stays at UINT64_MAX through every later step.
   const uint64_t es = dtype_bytes(op.dtype);
   OpExtent x;
-  switch (op.kind) {
+  switch (op.kind()) {
   case OpKind::Cycles:
-    x.unit_cycles = op.cycles;
+    x.unit_cycles = op.as<CyclesOp>().cycles;
     break;
   case OpKind::Matmul:
   case OpKind::FullyConnected:
-  case OpKind::Conv2d: {
-    // Not lowered_matmul(): its conv2d row count must not wrap here.
-    uint64_t m = 0, n = 0, k = 0;
-    if (op.kind == OpKind::Conv2d) {
-      m = saturating_product({op.batch, out_height(op), out_width(op)});
-      n = op.filters;
-      k = saturating_product({op.channels, op.r, op.s});
-    } else {
-      lowered_matmul(op, &m, &n, &k);
-    }
-    x.macs = saturating_product({m, n, k});
-    // A batched matmul has one B per batch.
-    const uint64_t b_copies = op.kind == OpKind::Matmul ? std::max<uint64_t>(op.batch, 1) : 1;
-    const uint64_t elements =
-        saturating_add(saturating_add(saturating_mul(m, k), saturating_product({b_copies, k, n})),
-                       saturating_mul(m, n));
-    x.bytes = saturating_mul(elements, es);
+  case OpKind::Conv2d:
+    x = gemm_extent(op, es);
     break;
-  }
   case OpKind::DepthwiseConv2d:
   case OpKind::Pool: {
-    const uint64_t outputs =
-        saturating_product({op.batch, op.channels, out_height(op), out_width(op)});
-    x.vector_ops = saturating_product({outputs, op.r, op.s});
-    const uint64_t inputs = saturating_product({op.batch, op.channels, op.height, op.width});
+    const WindowOp& w = *op.window();
+    const uint64_t outputs = saturating_product({w.batch, w.channels, out_height(w), out_width(w)});
+    x.vector_ops = saturating_product({outputs, w.r, w.s});
+    const uint64_t inputs = saturating_product({w.batch, w.channels, w.height, w.width});
     x.bytes = saturating_mul(saturating_add(inputs, outputs), es);
     break;
   }
-  case OpKind::Elementwise:
-    x.vector_ops = op.elements;
-    x.bytes = saturating_product({op.elements, uint64_t{op.inputs} + 1, es});
+  case OpKind::Elementwise: {
+    const auto& e = op.as<ElementwiseOp>();
+    x.vector_ops = e.elements;
+    x.bytes = saturating_product({e.elements, uint64_t{e.inputs} + 1, es});
     break;
+  }
   case OpKind::Softmax:
   case OpKind::Layernorm: {
-    const uint64_t elements = saturating_mul(op.rows, op.cols);
-    x.vector_ops = saturating_mul(elements, rowwise_passes(op.kind));
+    const RowwiseOp& rw = *op.rowwise();
+    const uint64_t elements = saturating_mul(rw.rows, rw.cols);
+    x.vector_ops = saturating_mul(elements, rowwise_passes(op.kind()));
     x.bytes = saturating_product({2, elements, es});
     break;
   }
@@ -207,21 +272,11 @@ OpExtent op_extent(const OpSpec& op) {
 }
 
 std::string op_size_problem(const OpSpec& op) {
-  switch (op.kind) {
-  case OpKind::Cycles:
+  if (op.kind() == OpKind::Cycles)
     return "";
-  case OpKind::Conv2d:
-    if (out_height(op) == 0 || out_width(op) == 0)
-      return "the filter is larger than the padded input";
-    break;
-  case OpKind::DepthwiseConv2d:
-  case OpKind::Pool:
-    if (out_height(op) == 0 || out_width(op) == 0)
-      return "the window is larger than the padded input";
-    break;
-  default:
-    break;
-  }
+  if (const WindowOp* w = op.window(); w && (out_height(*w) == 0 || out_width(*w) == 0))
+    return op.kind() == OpKind::Conv2d ? "the filter is larger than the padded input"
+                                       : "the window is larger than the padded input";
   // Below these caps every product of sizes the planner and the compute unit form (a
   // tile's offsets, bytes and cycles, the op's totals) fits in 64 bits with room to spare.
   constexpr uint64_t kMaxWork = 1'000'000'000'000'000'000ull; // 1e18 operations

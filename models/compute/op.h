@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -37,22 +38,75 @@ uint32_t dtype_bytes(DType type);
 /// element operation: int8 1 (1 MAC/PE/cycle), fp16 and bf16 2 (1/2), fp32 4 (1/4).
 uint32_t dtype_cycles_per_op(DType type);
 
-/// What a kernel computes. Unused fields stay zero.
-struct OpSpec {
-  OpKind kind = OpKind::Cycles;
-  DType dtype = DType::Int8;
-  uint64_t cycles = 0;          ///< cycles: unit cycles
-  uint64_t iterations = 1;      ///< cycles: hot-loop iterations the cycles are spread over
-  uint64_t m = 0, n = 0, k = 0; ///< matmul: (m x k) * (k x n), `batch` times (0 = 1)
-  // conv2d (NHWC input n x h x w x c, k filters of r x s x c), depthwise_conv2d, pool
-  uint64_t batch = 0, channels = 0, height = 0, width = 0, filters = 0, r = 0, s = 0;
+/// The sizes of each kind of op, one struct per OpKind (in OpKind order in OpShape).
+struct CyclesOp {
+  uint64_t cycles = 0;     ///< unit cycles
+  uint64_t iterations = 1; ///< hot-loop iterations the cycles are spread over
+  bool operator==(const CyclesOp& o) const;
+};
+/// (m x k) * (k x n), `batch` times (0 = 1).
+struct MatmulOp {
+  uint64_t m = 0, n = 0, k = 0, batch = 0;
+  bool operator==(const MatmulOp& o) const;
+};
+/// A window slid over an NHWC input (n x h x w x c): conv2d, depthwise_conv2d, pool.
+struct WindowOp {
+  uint64_t batch = 0, channels = 0, height = 0, width = 0, r = 0, s = 0;
   uint64_t stride = 1, pad = 0;
-  uint64_t in_features = 0, out_features = 0; ///< fully_connected (batch rows)
-  uint64_t elements = 0;                      ///< elementwise
-  uint32_t inputs = 1;                        ///< elementwise: 1 (unary) or 2 (binary)
-  uint64_t rows = 0, cols = 0;                ///< softmax, layernorm: along each row
+  bool operator==(const WindowOp& o) const;
+};
+/// `filters` filters of r x s x c.
+struct Conv2dOp : WindowOp {
+  uint64_t filters = 0;
+  bool operator==(const Conv2dOp& o) const;
+};
+struct DepthwiseConv2dOp : WindowOp {};
+struct PoolOp : WindowOp {};
+/// `batch` rows of in_features -> out_features.
+struct FullyConnectedOp {
+  uint64_t batch = 0, in_features = 0, out_features = 0;
+  bool operator==(const FullyConnectedOp& o) const;
+};
+struct ElementwiseOp {
+  uint64_t elements = 0;
+  uint32_t inputs = 1; ///< 1 (unary) or 2 (binary)
+  bool operator==(const ElementwiseOp& o) const;
+};
+/// softmax, layernorm: along each of `rows` rows of `cols` elements.
+struct RowwiseOp {
+  uint64_t rows = 0, cols = 0;
+  bool operator==(const RowwiseOp& o) const;
+};
+struct SoftmaxOp : RowwiseOp {};
+struct LayernormOp : RowwiseOp {};
 
-  bool operator==(const OpSpec& o) const;
+using OpShape = std::variant<CyclesOp, MatmulOp, Conv2dOp, DepthwiseConv2dOp, PoolOp,
+                             FullyConnectedOp, ElementwiseOp, SoftmaxOp, LayernormOp>;
+
+/// A default-sized shape of `kind`.
+OpShape op_shape(OpKind kind);
+
+/// What a kernel computes: the sizes of one kind of op and the element type.
+struct OpSpec {
+  OpShape shape;
+  DType dtype = DType::Int8;
+
+  OpSpec() = default;
+  OpSpec(OpShape s, DType d = DType::Int8) : shape(s), dtype(d) {}
+
+  OpKind kind() const { return static_cast<OpKind>(shape.index()); }
+  /// The sizes as kind T; throws std::bad_variant_access when the op is not of kind T.
+  template <typename T> const T& as() const { return std::get<T>(shape); }
+  template <typename T> T& as() { return std::get<T>(shape); }
+  /// The sizes as kind T, or null when the op is of another kind.
+  template <typename T> const T* get_if() const { return std::get_if<T>(&shape); }
+  template <typename T> T* get_if() { return std::get_if<T>(&shape); }
+  /// The window of conv2d, depthwise_conv2d and pool; null for other kinds.
+  const WindowOp* window() const;
+  /// The rows of softmax and layernorm; null for other kinds.
+  const RowwiseOp* rowwise() const;
+
+  bool operator==(const OpSpec& o) const { return dtype == o.dtype && shape == o.shape; }
   bool operator!=(const OpSpec& o) const { return !(*this == o); }
 };
 
@@ -101,8 +155,8 @@ GemmShape gemm_shape(const OpSpec& op);
 
 /// Output height and width of conv2d, depthwise_conv2d and pool (0 when the window
 /// does not fit the padded input).
-uint64_t out_height(const OpSpec& op);
-uint64_t out_width(const OpSpec& op);
+uint64_t out_height(const WindowOp& op);
+uint64_t out_width(const WindowOp& op);
 
 /// The whole op's useful work and its data, each operand read once and the result
 /// written once: what any tiling must at least do. Computed in saturating 64-bit

@@ -65,12 +65,13 @@ TileTransfer make_transfer(uint32_t operand, uint64_t offset, uint64_t row_bytes
 
 void too_small(const OpSpec& op, uint64_t partition_bytes) {
   throw std::runtime_error("an SRAM partition of " + std::to_string(partition_bytes) +
-                           " bytes cannot hold one tile of " + op_kind_name(op.kind));
+                           " bytes cannot hold one tile of " + op_kind_name(op.kind()));
 }
 
 Window window_of(const OpSpec& op) {
-  return {op.batch, op.channels, op.height, op.width,       op.r,
-          op.s,     op.stride,   op.pad,    out_height(op), out_width(op)};
+  const WindowOp& w = *op.window();
+  return {w.batch, w.channels, w.height, w.width,       w.r,
+          w.s,     w.stride,   w.pad,    out_height(w), out_width(w)};
 }
 
 namespace {

@@ -11,12 +11,12 @@ TilePlan plan_tiles(const OpSpec& op, const PlanTarget& target, uint32_t units, 
   // Input checks reject such ops; this keeps a caller that skipped them (a C++ program,
   // a test) from planning with products that wrapped around 64 bits.
   if (const std::string problem = op_size_problem(op); !problem.empty())
-    throw std::overflow_error(op_kind_name(op.kind) + ": " + problem);
+    throw std::overflow_error(op_kind_name(op.kind()) + ": " + problem);
   units = std::max<uint32_t>(units, 1);
   share = std::min(share, units - 1);
   const CostModel cost(target, units);
   TilePlan p;
-  switch (op.kind) {
+  switch (op.kind()) {
   case OpKind::Cycles:
     return PlanBuilder::cycles(op); // every share runs the cycles
   case OpKind::Matmul:
@@ -70,7 +70,7 @@ Tile TilePlan::tile(uint64_t index) const {
   switch (m_kind) {
   case Kind::Cycles: {
     Tile t;
-    t.cycles = m_op.cycles;
+    t.cycles = m_op.as<CyclesOp>().cycles;
     return t;
   }
   case Kind::Gemm:
@@ -101,7 +101,7 @@ Tile TilePlan::window_tile(uint64_t block) const {
   Tile t;
   t.engine = Engine::Vector;
   patch_loads(g, es, image, oh0, rt, ow0, wt, c0, cc, 0, &t.loads);
-  if (m_op.kind == OpKind::DepthwiseConv2d) // weights: c x r x s
+  if (m_op.kind() == OpKind::DepthwiseConv2d) // weights: c x r x s
     t.loads.push_back(
         make_transfer(1, c0 * rs * es, cc * rs * es, 1, cc * rs * es, m_a_buffer_bytes));
   t.stores.push_back(make_transfer(0, (((image * g.ho + oh0) * g.wo + ow0) * g.channels + c0) * es,
@@ -113,10 +113,11 @@ Tile TilePlan::window_tile(uint64_t block) const {
 }
 
 Tile TilePlan::elementwise_tile(uint64_t block) const {
-  const uint64_t e0 = block * m_te, te = std::min(m_te, m_op.elements - e0);
+  const auto& e = m_op.as<ElementwiseOp>();
+  const uint64_t e0 = block * m_te, te = std::min(m_te, e.elements - e0);
   Tile t;
   t.engine = Engine::Vector;
-  for (uint32_t j = 0; j < std::max<uint32_t>(m_op.inputs, 1); ++j)
+  for (uint32_t j = 0; j < std::max<uint32_t>(e.inputs, 1); ++j)
     t.loads.push_back(make_transfer(j, e0 * m_es, te * m_es, 1, te * m_es, j * m_te * m_es));
   t.stores.push_back(make_transfer(0, e0 * m_es, te * m_es, 1, te * m_es, 0));
   t.cycles = vector_cycles(te, m_model.vector_lanes, m_op.dtype);
@@ -125,35 +126,37 @@ Tile TilePlan::elementwise_tile(uint64_t block) const {
 }
 
 Tile TilePlan::rows_tile(uint64_t block) const {
-  const uint64_t C = m_op.cols, r0 = block * m_rt, rt = std::min(m_rt, m_op.rows - r0);
+  const RowwiseOp& rw = *m_op.rowwise();
+  const uint64_t C = rw.cols, r0 = block * m_rt, rt = std::min(m_rt, rw.rows - r0);
   Tile t;
   t.engine = Engine::Vector;
   t.loads.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
-  if (m_op.kind == OpKind::Layernorm) // gamma then beta
+  if (m_op.kind() == OpKind::Layernorm) // gamma then beta
     t.loads.push_back(make_transfer(1, 0, 2 * C * m_es, 1, 2 * C * m_es, m_rt * C * m_es));
   t.stores.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
-  t.cycles = rt * (rowwise_passes(m_op.kind) * vector_cycles(C, m_model.vector_lanes, m_op.dtype) +
-                   rowwise_reductions(m_op.kind) * reduction_cycles(m_model.vector_lanes));
-  t.vector_ops = rowwise_passes(m_op.kind) * rt * C;
+  t.cycles =
+      rt * (rowwise_passes(m_op.kind()) * vector_cycles(C, m_model.vector_lanes, m_op.dtype) +
+            rowwise_reductions(m_op.kind()) * reduction_cycles(m_model.vector_lanes));
+  t.vector_ops = rowwise_passes(m_op.kind()) * rt * C;
   return t;
 }
 
 Tile TilePlan::row_chunk_tile(uint64_t block, uint64_t chunk) const {
-  const uint64_t C = m_op.cols, per_pass = ceil_div(C, m_te);
+  const uint64_t C = m_op.rowwise()->cols, per_pass = ceil_div(C, m_te);
   const uint64_t pass = chunk / per_pass, j = chunk % per_pass;
   const uint64_t c0 = j * m_te, n = std::min(m_te, C - c0);
-  const bool last_pass = pass + 1 == rowwise_passes(m_op.kind);
+  const bool last_pass = pass + 1 == rowwise_passes(m_op.kind());
   Tile t;
   t.engine = Engine::Vector;
   t.loads.push_back(make_transfer(0, (block * C + c0) * m_es, n * m_es, 1, n * m_es, 0));
-  if (m_op.kind == OpKind::Layernorm && last_pass) {
+  if (m_op.kind() == OpKind::Layernorm && last_pass) {
     t.loads.push_back(make_transfer(1, c0 * m_es, n * m_es, 1, n * m_es, m_te * m_es));
     t.loads.push_back(make_transfer(1, (C + c0) * m_es, n * m_es, 1, n * m_es, 2 * m_te * m_es));
   }
   if (last_pass)
     t.stores.push_back(make_transfer(0, (block * C + c0) * m_es, n * m_es, 1, n * m_es, 0));
   t.cycles = vector_cycles(n, m_model.vector_lanes, m_op.dtype);
-  if (pass < rowwise_reductions(m_op.kind) && j + 1 == per_pass)
+  if (pass < rowwise_reductions(m_op.kind()) && j + 1 == per_pass)
     t.cycles += reduction_cycles(m_model.vector_lanes);
   t.vector_ops = n;
   return t;
@@ -165,7 +168,7 @@ void operand_sizes(const OpSpec& op, std::vector<uint64_t>* inputs, uint64_t* re
   const uint64_t es = dtype_bytes(op.dtype);
   inputs->clear();
   *result = 0;
-  switch (op.kind) {
+  switch (op.kind()) {
   case OpKind::Cycles:
     return;
   case OpKind::Matmul:
@@ -175,29 +178,37 @@ void operand_sizes(const OpSpec& op, std::vector<uint64_t>* inputs, uint64_t* re
     *result = g.batches * g.m * g.n * es;
     return;
   }
-  case OpKind::Conv2d:
-    *inputs = {op.batch * op.height * op.width * op.channels * es,
-               op.channels * op.r * op.s * op.filters * es};
-    *result = op.batch * out_height(op) * out_width(op) * op.filters * es;
+  case OpKind::Conv2d: {
+    const auto& c = op.as<Conv2dOp>();
+    *inputs = {c.batch * c.height * c.width * c.channels * es,
+               c.channels * c.r * c.s * c.filters * es};
+    *result = c.batch * out_height(c) * out_width(c) * c.filters * es;
     return;
+  }
   case OpKind::DepthwiseConv2d:
-  case OpKind::Pool:
-    inputs->push_back(op.batch * op.height * op.width * op.channels * es);
-    if (op.kind == OpKind::DepthwiseConv2d)
-      inputs->push_back(op.channels * op.r * op.s * es);
-    *result = op.batch * out_height(op) * out_width(op) * op.channels * es;
+  case OpKind::Pool: {
+    const WindowOp& w = *op.window();
+    inputs->push_back(w.batch * w.height * w.width * w.channels * es);
+    if (op.kind() == OpKind::DepthwiseConv2d)
+      inputs->push_back(w.channels * w.r * w.s * es);
+    *result = w.batch * out_height(w) * out_width(w) * w.channels * es;
     return;
-  case OpKind::Elementwise:
-    inputs->assign(std::max<uint32_t>(op.inputs, 1), op.elements * es);
-    *result = op.elements * es;
+  }
+  case OpKind::Elementwise: {
+    const auto& e = op.as<ElementwiseOp>();
+    inputs->assign(std::max<uint32_t>(e.inputs, 1), e.elements * es);
+    *result = e.elements * es;
     return;
+  }
   case OpKind::Softmax:
-  case OpKind::Layernorm:
-    inputs->push_back(op.rows * op.cols * es);
-    if (op.kind == OpKind::Layernorm)
-      inputs->push_back(2 * op.cols * es);
-    *result = op.rows * op.cols * es;
+  case OpKind::Layernorm: {
+    const RowwiseOp& rw = *op.rowwise();
+    inputs->push_back(rw.rows * rw.cols * es);
+    if (op.kind() == OpKind::Layernorm)
+      inputs->push_back(2 * rw.cols * es);
+    *result = rw.rows * rw.cols * es;
     return;
+  }
   }
 }
 } // namespace

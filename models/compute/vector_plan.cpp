@@ -79,7 +79,7 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Window, op, cost);
   const Window g = window_of(op);
   const uint64_t es = p.m_es, rs = g.r * g.s, P = cost.target().partition_bytes;
-  const uint64_t weights_per_channel = op.kind == OpKind::DepthwiseConv2d ? rs * es : 0;
+  const uint64_t weights_per_channel = op.kind() == OpKind::DepthwiseConv2d ? rs * es : 0;
   Best<WindowChoice> best(cost);
   for (uint64_t rt : tile_candidates(g.ho, 1))
     for (uint64_t wt : col_candidates(g, rt))
@@ -107,7 +107,8 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
 
 TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Elementwise, op, cost);
-  const uint64_t E = op.elements, inputs = std::max<uint32_t>(op.inputs, 1), es = p.m_es;
+  const auto& e = op.as<ElementwiseOp>();
+  const uint64_t E = e.elements, inputs = std::max<uint32_t>(e.inputs, 1), es = p.m_es;
   const uint64_t P = cost.target().partition_bytes;
   const uint32_t lanes = cost.target().model.vector_lanes;
   Best<uint64_t> best(cost);
@@ -142,10 +143,11 @@ TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
 
 TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Rows, op, cost);
-  const uint64_t R = op.rows, C = op.cols, es = p.m_es, P = cost.target().partition_bytes;
+  const uint64_t R = op.rowwise()->rows, C = op.rowwise()->cols, es = p.m_es,
+                 P = cost.target().partition_bytes;
   const uint32_t lanes = cost.target().model.vector_lanes;
-  const bool affine = op.kind == OpKind::Layernorm; // gamma and beta, 2 x cols
-  const uint64_t passes = rowwise_passes(op.kind), reductions = rowwise_reductions(op.kind);
+  const bool affine = op.kind() == OpKind::Layernorm; // gamma and beta, 2 x cols
+  const uint64_t passes = rowwise_passes(op.kind()), reductions = rowwise_reductions(op.kind());
   const uint64_t row_cycles =
       passes * vector_cycles(C, lanes, op.dtype) + reductions * reduction_cycles(lanes);
   const uint64_t extra = affine ? 2 * C * es : 0;

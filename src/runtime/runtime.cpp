@@ -58,7 +58,7 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   for (size_t i = 0; i <= desc.fused.size(); ++i) {
     const OpSpec& op = i == 0 ? desc.op : desc.fused[i - 1];
     if (const std::string problem = op_size_problem(op); !problem.empty())
-      throw SimulationError("kernel '" + desc.name + "': " + op_kind_name(op.kind) + ": " +
+      throw SimulationError("kernel '" + desc.name + "': " + op_kind_name(op.kind()) + ": " +
                             problem);
   }
   LoadedKernel k;

@@ -101,7 +101,7 @@ KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
   ops.insert(ops.end(), desc.fused.begin(), desc.fused.end());
   for (const OpSpec& op : ops) {
     OpTiling t;
-    t.op = op_kind_name(op.kind);
+    t.op = op_kind_name(op.kind());
     t.units = units;
     for (uint32_t share = 0; share < units; ++share) {
       const TilingSummary s = plan_tiles(op, target, units, share).summary();
@@ -123,8 +123,8 @@ KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
     }
     const double cpo = dtype_cycles_per_op(op.dtype);
     const double cycles =
-        op.kind == OpKind::Cycles
-            ? static_cast<double>(op.cycles)
+        op.kind() == OpKind::Cycles
+            ? static_cast<double>(op.as<CyclesOp>().cycles)
             : (static_cast<double>(t.macs) / (static_cast<double>(cc.array.rows) * cc.array.cols) +
                static_cast<double>(t.vector_ops) / cc.vector_lanes) *
                   cpo / units;

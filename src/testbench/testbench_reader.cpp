@@ -82,13 +82,14 @@ uint64_t read_dim(cfg::Section& s, const char* key) {
 
 // A sliding window over an image (convolutions, pooling). Keys as in the chapter's
 // launch_conv_kernel: input n x c x h x w, k filters r x s.
-void read_window(cfg::Section& s, OpSpec& op, bool filters, bool padded) {
+// `filters` (conv2d only) is read between the input and the window sizes.
+void read_window(cfg::Section& s, WindowOp& op, uint64_t* filters, bool padded) {
   op.batch = read_dim(s, "n");
   op.channels = read_dim(s, "c");
   op.height = read_dim(s, "h");
   op.width = read_dim(s, "w");
   if (filters)
-    op.filters = read_dim(s, "k");
+    *filters = read_dim(s, "k");
   op.r = read_dim(s, "r");
   op.s = read_dim(s, "s");
   op.stride = static_cast<uint64_t>(s.integer("stride", 1, 1, 64));
@@ -105,44 +106,57 @@ void read_window(cfg::Section& s, OpSpec& op, bool filters, bool padded) {
                     std::to_string(op.width + 2 * op.pad) + ")");
 }
 
-// The sizes of an op of kind `op.kind`, under the keys of that kind.
+// The sizes of an op of kind `op.kind()`, under the keys of that kind.
 void read_op_sizes(cfg::Section& s, OpSpec& op) {
-  switch (op.kind) {
-  case OpKind::Cycles:
+  switch (op.kind()) {
+  case OpKind::Cycles: {
+    auto& c = op.as<CyclesOp>();
     s.require("cycles", "a number of cycles");
-    op.cycles = static_cast<uint64_t>(s.integer("cycles", 0, 0, int64_t{1} << 48));
-    op.iterations = static_cast<uint64_t>(s.integer("iterations", 1, 1, int64_t{1} << 20));
+    c.cycles = static_cast<uint64_t>(s.integer("cycles", 0, 0, int64_t{1} << 48));
+    c.iterations = static_cast<uint64_t>(s.integer("iterations", 1, 1, int64_t{1} << 20));
     break;
-  case OpKind::Matmul:
-    op.m = read_dim(s, "m");
-    op.n = read_dim(s, "n");
-    op.k = read_dim(s, "k");
+  }
+  case OpKind::Matmul: {
+    auto& mm = op.as<MatmulOp>();
+    mm.m = read_dim(s, "m");
+    mm.n = read_dim(s, "n");
+    mm.k = read_dim(s, "k");
     // Batched matmul: independent products, one B per batch.
-    op.batch = static_cast<uint64_t>(s.integer("batch", 1, 1, int64_t{1} << 24));
+    mm.batch = static_cast<uint64_t>(s.integer("batch", 1, 1, int64_t{1} << 24));
     break;
-  case OpKind::Conv2d:
-    read_window(s, op, true, true);
+  }
+  case OpKind::Conv2d: {
+    auto& c = op.as<Conv2dOp>();
+    read_window(s, c, &c.filters, true);
     break;
+  }
   case OpKind::DepthwiseConv2d:
-    read_window(s, op, false, true);
+    read_window(s, op.as<DepthwiseConv2dOp>(), nullptr, true);
     break;
   case OpKind::Pool:
-    read_window(s, op, false, false);
+    read_window(s, op.as<PoolOp>(), nullptr, false);
     break;
-  case OpKind::FullyConnected:
-    op.batch = read_dim(s, "n");
-    op.in_features = read_dim(s, "in");
-    op.out_features = read_dim(s, "out");
+  case OpKind::FullyConnected: {
+    auto& fc = op.as<FullyConnectedOp>();
+    fc.batch = read_dim(s, "n");
+    fc.in_features = read_dim(s, "in");
+    fc.out_features = read_dim(s, "out");
     break;
-  case OpKind::Elementwise:
-    op.elements = read_count(s, "elements", int64_t{1} << 40, "a positive number of elements");
-    op.inputs = static_cast<uint32_t>(s.integer("inputs", 1, 1, 2));
+  }
+  case OpKind::Elementwise: {
+    auto& e = op.as<ElementwiseOp>();
+    e.elements = read_count(s, "elements", int64_t{1} << 40, "a positive number of elements");
+    e.inputs = static_cast<uint32_t>(s.integer("inputs", 1, 1, 2));
     break;
+  }
   case OpKind::Softmax:
-  case OpKind::Layernorm:
-    op.rows = read_dim(s, "rows");
-    op.cols = read_dim(s, "cols");
+  case OpKind::Layernorm: {
+    RowwiseOp& rw = op.kind() == OpKind::Softmax ? static_cast<RowwiseOp&>(op.as<SoftmaxOp>())
+                                                 : op.as<LayernormOp>();
+    rw.rows = read_dim(s, "rows");
+    rw.cols = read_dim(s, "cols");
     break;
+  }
   }
 }
 
@@ -151,7 +165,7 @@ KernelDesc read_kernel(cfg::Section& s, const std::string& name) {
   d.name = name;
   s.require("op", "an op such as matmul");
   const std::string op = s.choice("op", "cycles", op_kind_names());
-  d.op.kind = op_kind_from_name(op);
+  d.op.shape = op_shape(op_kind_from_name(op));
   d.op.dtype = dtype_from_name(s.choice("dtype", "int8", dtype_names()));
   d.binary_bytes = s.bytes("binary", 4096, 64, 1ull << 30);
   d.hot_loop_bytes = s.bytes("hot_loop", d.binary_bytes, 64, d.binary_bytes);

@@ -69,30 +69,32 @@ TEST(TestbenchParse, SpecExample) {
   ASSERT_EQ(tb.kernels.size(), 3u);
   const KernelDesc& conv = tb.kernels[0].desc;
   EXPECT_EQ(conv.name, "conv1");
-  EXPECT_EQ(conv.op.kind, OpKind::Conv2d);
+  EXPECT_EQ(conv.op.kind(), OpKind::Conv2d);
   EXPECT_EQ(conv.op.dtype, DType::Int8);
-  EXPECT_EQ(conv.op.batch, 1u);
-  EXPECT_EQ(conv.op.channels, 64u);
-  EXPECT_EQ(conv.op.height, 56u);
-  EXPECT_EQ(conv.op.width, 56u);
-  EXPECT_EQ(conv.op.filters, 64u);
-  EXPECT_EQ(conv.op.r, 3u);
-  EXPECT_EQ(conv.op.s, 3u);
-  EXPECT_EQ(conv.op.stride, 1u);
-  EXPECT_EQ(conv.op.pad, 1u); // "same" padding by default
+  const auto& c = conv.op.as<Conv2dOp>();
+  EXPECT_EQ(c.batch, 1u);
+  EXPECT_EQ(c.channels, 64u);
+  EXPECT_EQ(c.height, 56u);
+  EXPECT_EQ(c.width, 56u);
+  EXPECT_EQ(c.filters, 64u);
+  EXPECT_EQ(c.r, 3u);
+  EXPECT_EQ(c.s, 3u);
+  EXPECT_EQ(c.stride, 1u);
+  EXPECT_EQ(c.pad, 1u); // "same" padding by default
   EXPECT_EQ(conv.binary_bytes, 48u * 1024);
   EXPECT_EQ(conv.units, KernelDesc::kAllUnits); // every unit of the config by default
   EXPECT_EQ(tb.kernels[0].loc.str(), "tb.yaml:3:3");
   const KernelDesc& gemm = tb.kernels[1].desc;
-  EXPECT_EQ(gemm.op.kind, OpKind::Matmul);
-  EXPECT_EQ(gemm.op.m, 512u);
-  EXPECT_EQ(gemm.op.n, 512u);
-  EXPECT_EQ(gemm.op.k, 512u);
+  EXPECT_EQ(gemm.op.kind(), OpKind::Matmul);
+  const auto& mm = gemm.op.as<MatmulOp>();
+  EXPECT_EQ(mm.m, 512u);
+  EXPECT_EQ(mm.n, 512u);
+  EXPECT_EQ(mm.k, 512u);
   EXPECT_EQ(gemm.units, 2u);
   EXPECT_EQ(gemm.binary_bytes, 16u * 1024);
   const KernelDesc& tiny = tb.kernels[2].desc;
-  EXPECT_EQ(tiny.op.kind, OpKind::Cycles);
-  EXPECT_EQ(tiny.op.cycles, 200u);
+  EXPECT_EQ(tiny.op.kind(), OpKind::Cycles);
+  EXPECT_EQ(tiny.op.as<CyclesOp>().cycles, 200u);
   EXPECT_EQ(tiny.binary_bytes, 2048u);
 
   ASSERT_EQ(tb.buffers.size(), 2u);
@@ -184,9 +186,9 @@ TEST(TestbenchParse, ConvolutionStrideAndPad) {
       "kernels:\n  c: {op: conv2d, n: 2, c: 3, h: 224, w: 224, k: 64, r: 7, s: 7, stride: 2}\n"
       "  v: {op: conv2d, n: 1, c: 8, h: 8, w: 8, k: 8, r: 3, s: 3, pad: 0, dtype: fp16}\n"
       "program: []\n");
-  EXPECT_EQ(tb.kernels[0].desc.op.stride, 2u);
-  EXPECT_EQ(tb.kernels[0].desc.op.pad, 3u);
-  EXPECT_EQ(tb.kernels[1].desc.op.pad, 0u);
+  EXPECT_EQ(tb.kernels[0].desc.op.as<Conv2dOp>().stride, 2u);
+  EXPECT_EQ(tb.kernels[0].desc.op.as<Conv2dOp>().pad, 3u);
+  EXPECT_EQ(tb.kernels[1].desc.op.as<Conv2dOp>().pad, 0u);
   EXPECT_EQ(tb.kernels[1].desc.op.dtype, DType::Fp16);
 }
 
@@ -201,15 +203,15 @@ TEST(TestbenchParse, FusedKernelTakesItsPartsOps) {
                 "program: []\n");
   ASSERT_EQ(tb.kernels.size(), 5u);
   const KernelDesc& f = tb.kernels[3].desc;
-  EXPECT_EQ(f.op.kind, OpKind::Matmul);
+  EXPECT_EQ(f.op.kind(), OpKind::Matmul);
   ASSERT_EQ(f.fused.size(), 1u);
-  EXPECT_EQ(f.fused[0].kind, OpKind::Elementwise);
+  EXPECT_EQ(f.fused[0].kind(), OpKind::Elementwise);
   EXPECT_EQ(f.binary_bytes, 10u << 10);       // the parts' binaries together
   EXPECT_EQ(f.hot_loop_bytes, 4u << 10);      // 2 KiB + all of relu's 2 KiB
   EXPECT_EQ(f.units, KernelDesc::kAllUnits);  // mm spans every unit by default
   const KernelDesc& all = tb.kernels[4].desc; // nested fusions flatten
   ASSERT_EQ(all.fused.size(), 2u);
-  EXPECT_EQ(all.fused[1].kind, OpKind::Layernorm);
+  EXPECT_EQ(all.fused[1].kind(), OpKind::Layernorm);
   EXPECT_EQ(all.binary_bytes, 10u << 10);
 }
 

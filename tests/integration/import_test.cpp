@@ -55,14 +55,21 @@ std::vector<Layer> mac_layers(const npu::Testbench& tb) {
     const npu::OpSpec& op = tb.kernels[launch->kernel].desc.op;
     // A depthwise convolution's multiply-accumulates run on the vector unit.
     const npu::OpExtent x = npu::op_extent(op);
-    const uint64_t macs = op.kind == npu::OpKind::DepthwiseConv2d ? x.vector_ops : x.macs;
+    const uint64_t macs = op.kind() == npu::OpKind::DepthwiseConv2d ? x.vector_ops : x.macs;
     if (macs == 0)
       continue;
-    const bool fc = op.kind == npu::OpKind::FullyConnected;
-    layers.push_back(
-        {{static_cast<int>(op.kind), op.batch, fc ? op.in_features : op.channels, op.height,
-          op.width, fc ? op.out_features : op.filters, op.r, op.s, op.stride, op.pad},
-         macs});
+    const int kind = static_cast<int>(op.kind());
+    decltype(Layer::shape) shape{kind, 0, 0, 0, 0, 0, 0, 0, 1, 0};
+    if (const npu::WindowOp* w = op.window()) {
+      const auto* conv = op.get_if<npu::Conv2dOp>();
+      shape = {kind, w->batch, w->channels, w->height, w->width, conv ? conv->filters : 0,
+               w->r, w->s,     w->stride,   w->pad};
+    } else if (const auto* fc = op.get_if<npu::FullyConnectedOp>()) {
+      shape = {kind, fc->batch, fc->in_features, 0, 0, fc->out_features, 0, 0, 1, 0};
+    } else if (const auto* mm = op.get_if<npu::MatmulOp>()) {
+      std::get<1>(shape) = mm->batch;
+    }
+    layers.push_back({shape, macs});
   }
   std::sort(layers.begin(), layers.end());
   return layers;

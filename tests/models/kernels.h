@@ -13,9 +13,9 @@ inline KernelDesc cycles_kernel(const std::string& name, uint64_t cycles,
                                 uint64_t binary_bytes = 4096, uint64_t iterations = 1) {
   KernelDesc k;
   k.name = name;
-  k.op.kind = OpKind::Cycles;
-  k.op.cycles = cycles;
-  k.op.iterations = iterations;
+  auto& shape = k.op.shape.emplace<CyclesOp>();
+  shape.cycles = cycles;
+  shape.iterations = iterations;
   k.binary_bytes = binary_bytes;
   return k;
 }

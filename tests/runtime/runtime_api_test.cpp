@@ -63,9 +63,9 @@ TEST(RuntimeLoadKernel, AnOpWhoseSizesDoNotFitIsRefused) {
   const std::string e = error_of([](Runtime& rt) {
     KernelDesc k;
     k.name = "big";
-    k.op.kind = OpKind::Conv2d;
-    k.op.batch = k.op.height = k.op.width = 1 << 24;
-    k.op.channels = k.op.filters = k.op.r = k.op.s = 1;
+    auto& shape = k.op.shape.emplace<Conv2dOp>();
+    shape.batch = shape.height = shape.width = 1 << 24;
+    shape.channels = shape.filters = shape.r = shape.s = 1;
     rt.launch(rt.load_kernel(k), {});
   });
   EXPECT_EQ(e, "kernel 'big': conv2d: too much work to simulate (over 1e18 operations)");

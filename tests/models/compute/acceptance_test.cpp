@@ -68,15 +68,15 @@ TEST(ComputeAcceptance, Matmul16IsDominatedByFillAndDrain) {
 TEST(ComputeAcceptance, Elementwise64MiBRunsAtDdrBandwidthNotAtTheVectorRate) {
   const char* yaml = "name: edge\nddr: {channels: 4}\ncompute: {units: 4}\n";
   OpSpec op;
-  op.kind = OpKind::Elementwise;
-  op.elements = 64ull << 20;
-  op.inputs = 1;
+  auto& shape = op.shape.emplace<ElementwiseOp>();
+  shape.elements = 64ull << 20;
+  shape.inputs = 1;
   const uint64_t bytes = 64ull << 20;
   const auto run = run_one(yaml, op, {bytes}, bytes);
   const double peak = run.config.ddr.channel_bytes_per_s() * run.config.ddr.channels;
   // Every byte crosses DDR twice: read into SRAM, written back from SRAM.
   const double memory_ns = 2.0 * static_cast<double>(bytes) / peak * 1e9;
-  const double vector_ns = static_cast<double>(vector_cycles(op.elements, 64, DType::Int8));
+  const double vector_ns = static_cast<double>(vector_cycles(shape.elements, 64, DType::Int8));
   std::printf("elementwise 64 MiB: execute %.3f ms, bytes/DDR peak %.3f ms (%.1f GB/s of "
               "%.1f), vector unit %.3f ms\n",
               run.execute_ns() / 1e6, memory_ns / 1e6,

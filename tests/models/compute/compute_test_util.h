@@ -29,11 +29,11 @@ inline KernelDesc kernel(const std::string& name, const OpSpec& op, uint32_t uni
 
 inline OpSpec matmul(uint64_t m, uint64_t n, uint64_t k, DType dtype = DType::Int8) {
   OpSpec op;
-  op.kind = OpKind::Matmul;
+  auto& shape = op.shape.emplace<MatmulOp>();
   op.dtype = dtype;
-  op.m = m;
-  op.n = n;
-  op.k = k;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
   return op;
 }
 

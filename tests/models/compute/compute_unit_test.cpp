@@ -102,8 +102,8 @@ TEST(ComputeUnit, FloatTypesRunAtHalfAndQuarterRate) {
 
 TEST(ComputeUnit, CyclesKernelTakesSetupPlusItsCycles) {
   OpSpec op;
-  op.kind = OpKind::Cycles;
-  op.cycles = 5000;
+  auto& shape = op.shape.emplace<CyclesOp>();
+  shape.cycles = 5000;
   const auto run = run_one("name: t\ncompute: {units: 1, frequency: 500MHz}\n", op, {64}, 64);
   EXPECT_EQ(run.record.execute_ps(), (100u + 5000) * 2000); // 2 ns per cycle
   EXPECT_EQ(run.unit_stat("bytes_loaded"), 0);
@@ -163,7 +163,7 @@ program:
     // Never faster than its compute, which the plan gives exactly.
     EXPECT_GE(r.execute_ps(), (100 + w.compute_cycles) * 1000);
     std::printf("%-5s %-17s execute %9.1f ns  compute %8llu cycles  %8llu B in  %8llu B out\n",
-                d.name.c_str(), op_kind_name(d.op.kind).c_str(),
+                d.name.c_str(), op_kind_name(d.op.kind()).c_str(),
                 static_cast<double>(r.execute_ps()) / 1000,
                 static_cast<unsigned long long>(w.compute_cycles),
                 static_cast<unsigned long long>(w.load_bytes),
@@ -255,8 +255,8 @@ TEST(ComputeUnit, MemoryBoundKernelsOnTwoUnitsShareTheDdr) {
   const PlatformConfig config = test::config_from_yaml("name: t\ncompute: {units: 2}\n");
   Simulation sim(config);
   OpSpec op;
-  op.kind = OpKind::Elementwise;
-  op.elements = 4 << 20;
+  auto& shape = op.shape.emplace<ElementwiseOp>();
+  shape.elements = 4 << 20;
   const RunReport report = sim.run([&](Runtime& rt) {
     const Kernel k = rt.load_kernel(test::kernel("copy", op));
     const Buffer a = rt.malloc(4 << 20), b = rt.malloc(4 << 20), c = rt.malloc(4 << 20),

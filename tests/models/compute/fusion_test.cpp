@@ -13,16 +13,16 @@ namespace {
 KernelDesc matmul(const std::string& name, uint64_t size) {
   KernelDesc k;
   k.name = name;
-  k.op.kind = OpKind::Matmul;
-  k.op.m = k.op.n = k.op.k = size;
+  auto& shape = k.op.shape.emplace<MatmulOp>();
+  shape.m = shape.n = shape.k = size;
   return k;
 }
 
 KernelDesc elementwise(const std::string& name, uint64_t elements) {
   KernelDesc k;
   k.name = name;
-  k.op.kind = OpKind::Elementwise;
-  k.op.elements = elements;
+  auto& shape = k.op.shape.emplace<ElementwiseOp>();
+  shape.elements = elements;
   return k;
 }
 

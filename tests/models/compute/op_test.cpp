@@ -12,27 +12,27 @@ namespace {
 
 OpSpec matmul(uint64_t m, uint64_t n, uint64_t k, DType dtype = DType::Int8) {
   OpSpec op;
-  op.kind = OpKind::Matmul;
+  auto& shape = op.shape.emplace<MatmulOp>();
   op.dtype = dtype;
-  op.m = m;
-  op.n = n;
-  op.k = k;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
   return op;
 }
 
 OpSpec conv(uint64_t n, uint64_t c, uint64_t h, uint64_t w, uint64_t k, uint64_t r, uint64_t s,
             uint64_t stride, uint64_t pad) {
   OpSpec op;
-  op.kind = OpKind::Conv2d;
-  op.batch = n;
-  op.channels = c;
-  op.height = h;
-  op.width = w;
-  op.filters = k;
-  op.r = r;
-  op.s = s;
-  op.stride = stride;
-  op.pad = pad;
+  auto& shape = op.shape.emplace<Conv2dOp>();
+  shape.batch = n;
+  shape.channels = c;
+  shape.height = h;
+  shape.width = w;
+  shape.filters = k;
+  shape.r = r;
+  shape.s = s;
+  shape.stride = stride;
+  shape.pad = pad;
   return op;
 }
 
@@ -108,8 +108,8 @@ TEST(OpWork, ZeroUnitsMeansOne) {
 
 TEST(OpWork, CyclesKernel) {
   OpSpec op;
-  op.kind = OpKind::Cycles;
-  op.cycles = 200;
+  auto& shape = op.shape.emplace<CyclesOp>();
+  shape.cycles = 200;
   const OpWork w = op_work(op, k32, 4);
   EXPECT_EQ(w.compute_cycles, 200u);
   EXPECT_EQ(w.macs, 0u);
@@ -165,10 +165,10 @@ TEST(OpWork, Conv2dSpecKernel) {
 
 TEST(OpLowering, FullyConnectedIsAMatmul) {
   OpSpec fc;
-  fc.kind = OpKind::FullyConnected;
-  fc.batch = 8;
-  fc.in_features = 1000;
-  fc.out_features = 10;
+  auto& shape = fc.shape.emplace<FullyConnectedOp>();
+  shape.batch = 8;
+  shape.in_features = 1000;
+  shape.out_features = 10;
   uint64_t m = 0, n = 0, k = 0;
   lowered_matmul(fc, &m, &n, &k);
   EXPECT_EQ(m, 8u);
@@ -204,12 +204,10 @@ TEST(OpSize, Conv2dRowCountThatOverflowsIsTooMuchWork) {
   // The planner refuses it too, rather than planning with wrapped sizes.
   EXPECT_THROW(plan_tiles(big, ComputeModel{}, 1 << 20, 1, 0), std::overflow_error);
   // Products that wrap to a small non-zero number are caught the same way.
-  OpSpec pool = conv(1 << 24, 1 << 24, 1 << 24, 1 << 24, 0, 1, 1, 1, 0);
-  pool.kind = OpKind::Pool;
+  const WindowOp huge = conv(1 << 24, 1 << 24, 1 << 24, 1 << 24, 0, 1, 1, 1, 0).as<Conv2dOp>();
+  const OpSpec pool(PoolOp{huge});
   EXPECT_EQ(op_size_problem(pool), "too much work to simulate (over 1e18 operations)");
-  OpSpec rows;
-  rows.kind = OpKind::Softmax;
-  rows.rows = rows.cols = 1 << 24;
+  OpSpec rows(SoftmaxOp{{1 << 24, 1 << 24}});
   EXPECT_EQ(op_size_problem(rows), "");
   rows.dtype = DType::Fp32;
   EXPECT_EQ(op_size_problem(rows), "operands too large (over 1e15 bytes)");
@@ -220,9 +218,9 @@ TEST(OpExtent, CountsEachOperandOnce) {
   EXPECT_EQ(mm.macs, 64u * 32 * 16);
   EXPECT_EQ(mm.bytes, (64u * 16 + 16 * 32 + 64 * 32) * 2);
   OpSpec e;
-  e.kind = OpKind::Elementwise;
-  e.elements = 1000;
-  e.inputs = 2;
+  auto& shape = e.shape.emplace<ElementwiseOp>();
+  shape.elements = 1000;
+  shape.inputs = 2;
   EXPECT_EQ(op_extent(e).vector_ops, 1000u);
   EXPECT_EQ(op_extent(e).bytes, 3000u);
 }
@@ -247,6 +245,23 @@ TEST(OpNames, RoundTripAndSizes) {
     EXPECT_EQ(op_kind_names()[static_cast<size_t>(op_kind_from_name(name))], name);
   for (const auto& name : dtype_names())
     EXPECT_EQ(dtype_names()[static_cast<size_t>(dtype_from_name(name))], name);
+}
+
+TEST(OpSpec, EqualityComparesKindSizesAndDtype) {
+  const OpSpec a = conv(1, 8, 8, 8, 4, 3, 3, 1, 1);
+  EXPECT_EQ(a, conv(1, 8, 8, 8, 4, 3, 3, 1, 1));
+  EXPECT_NE(a, conv(1, 8, 8, 8, 5, 3, 3, 1, 1));
+  OpSpec f = a;
+  f.dtype = DType::Fp16;
+  EXPECT_NE(a, f);
+  // The same window under another kind is another op.
+  const OpSpec pool(PoolOp{a.as<Conv2dOp>()});
+  const OpSpec dw(DepthwiseConv2dOp{a.as<Conv2dOp>()});
+  EXPECT_NE(pool, dw);
+  EXPECT_EQ(pool.kind(), OpKind::Pool);
+  EXPECT_EQ(pool.window()->channels, 8u);
+  EXPECT_EQ(pool.get_if<Conv2dOp>(), nullptr);
+  EXPECT_EQ(pool.rowwise(), nullptr);
 }
 
 } // namespace

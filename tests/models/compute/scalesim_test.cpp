@@ -39,16 +39,16 @@ struct Case {
     if (op == "matmul")
       return test::matmul(m, n, k);
     OpSpec o;
-    o.kind = OpKind::Conv2d;
-    o.batch = images;
-    o.channels = c;
-    o.height = h;
-    o.width = w;
-    o.filters = filters;
-    o.r = r;
-    o.s = s;
-    o.stride = stride;
-    o.pad = 0; // SCALE-Sim has no padding
+    auto& shape = o.shape.emplace<Conv2dOp>();
+    shape.batch = images;
+    shape.channels = c;
+    shape.height = h;
+    shape.width = w;
+    shape.filters = filters;
+    shape.r = r;
+    shape.s = s;
+    shape.stride = stride;
+    shape.pad = 0; // SCALE-Sim has no padding
     return o;
   }
 };

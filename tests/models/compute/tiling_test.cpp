@@ -17,28 +17,22 @@ const ArrayShape k32{32, 32};
 
 OpSpec matmul(uint64_t m, uint64_t n, uint64_t k, DType dtype = DType::Int8) {
   OpSpec op;
-  op.kind = OpKind::Matmul;
+  auto& shape = op.shape.emplace<MatmulOp>();
   op.dtype = dtype;
-  op.m = m;
-  op.n = n;
-  op.k = k;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
   return op;
 }
 
 OpSpec window(OpKind kind, uint64_t n, uint64_t c, uint64_t h, uint64_t w, uint64_t k, uint64_t r,
               uint64_t s, uint64_t stride, uint64_t pad) {
-  OpSpec op;
-  op.kind = kind;
-  op.batch = n;
-  op.channels = c;
-  op.height = h;
-  op.width = w;
-  op.filters = k;
-  op.r = r;
-  op.s = s;
-  op.stride = stride;
-  op.pad = pad;
-  return op;
+  const WindowOp g{n, c, h, w, r, s, stride, pad};
+  if (kind == OpKind::Conv2d)
+    return OpSpec(Conv2dOp{g, k});
+  if (kind == OpKind::DepthwiseConv2d)
+    return OpSpec(DepthwiseConv2dOp{g});
+  return OpSpec(PoolOp{g});
 }
 
 ComputeModel model(Dataflow df = Dataflow::OutputStationary, uint32_t lanes = 64) {
@@ -139,28 +133,11 @@ std::vector<OpSpec> sample_ops() {
   ops.push_back(window(OpKind::DepthwiseConv2d, 1, 96, 112, 112, 0, 3, 3, 2, 1));
   ops.push_back(window(OpKind::Pool, 1, 64, 112, 112, 0, 2, 2, 2, 0));
   ops.push_back(window(OpKind::Pool, 1, 3, 9, 7, 0, 3, 3, 1, 0));
-  OpSpec fc;
-  fc.kind = OpKind::FullyConnected;
-  fc.batch = 8;
-  fc.in_features = 1000;
-  fc.out_features = 300;
-  ops.push_back(fc);
-  OpSpec ew;
-  ew.kind = OpKind::Elementwise;
-  ew.elements = 1'000'003;
-  ew.inputs = 2;
-  ops.push_back(ew);
-  OpSpec sm;
-  sm.kind = OpKind::Softmax;
-  sm.rows = 77;
-  sm.cols = 1000;
-  ops.push_back(sm);
-  OpSpec ln = sm;
-  ln.kind = OpKind::Layernorm;
-  ln.dtype = DType::Bf16;
-  ln.rows = 3;
-  ln.cols = 100'000; // a row does not fit 112 KiB in bf16: streamed in chunks per pass
-  ops.push_back(ln);
+  ops.push_back(OpSpec(FullyConnectedOp{8, 1000, 300}));
+  ops.push_back(OpSpec(ElementwiseOp{1'000'003, 2}));
+  ops.push_back(OpSpec(SoftmaxOp{{77, 1000}}));
+  // A row does not fit 112 KiB in bf16: streamed in chunks per pass.
+  ops.push_back(OpSpec(LayernormOp{{3, 100'000}}, DType::Bf16));
   return ops;
 }
 
@@ -168,15 +145,17 @@ uint64_t output_bytes(const OpSpec& op) {
   const uint64_t es = dtype_bytes(op.dtype);
   uint64_t m = 0, n = 0, k = 0;
   lowered_matmul(op, &m, &n, &k);
-  switch (op.kind) {
+  const WindowOp* g = op.window();
+  const RowwiseOp* rw = op.rowwise();
+  switch (op.kind()) {
   case OpKind::DepthwiseConv2d:
   case OpKind::Pool:
-    return op.batch * op.channels * out_height(op) * out_width(op) * es;
+    return g->batch * g->channels * out_height(*g) * out_width(*g) * es;
   case OpKind::Elementwise:
-    return op.elements * es;
+    return op.as<ElementwiseOp>().elements * es;
   case OpKind::Softmax:
   case OpKind::Layernorm:
-    return op.rows * op.cols * es;
+    return rw->rows * rw->cols * es;
   default:
     return m * n * es;
   }
@@ -185,15 +164,17 @@ uint64_t output_bytes(const OpSpec& op) {
 uint64_t useful_work(const OpSpec& op) {
   uint64_t m = 0, n = 0, k = 0;
   lowered_matmul(op, &m, &n, &k);
-  switch (op.kind) {
+  const WindowOp* g = op.window();
+  const RowwiseOp* rw = op.rowwise();
+  switch (op.kind()) {
   case OpKind::DepthwiseConv2d:
   case OpKind::Pool:
-    return op.batch * op.channels * out_height(op) * out_width(op) * op.r * op.s;
+    return g->batch * g->channels * out_height(*g) * out_width(*g) * g->r * g->s;
   case OpKind::Elementwise:
-    return op.elements;
+    return op.as<ElementwiseOp>().elements;
   case OpKind::Softmax:
   case OpKind::Layernorm:
-    return rowwise_passes(op.kind) * op.rows * op.cols;
+    return rowwise_passes(op.kind()) * rw->rows * rw->cols;
   default:
     return m * n * k;
   }
@@ -204,7 +185,7 @@ TEST(TilePlan, EveryOpFitsItsPartitionAndCoversTheOpExactly) {
     for (const OpSpec& op : sample_ops()) {
       for (const Dataflow df :
            {Dataflow::OutputStationary, Dataflow::WeightStationary, Dataflow::InputStationary}) {
-        SCOPED_TRACE(op_kind_name(op.kind) + " in " + std::to_string(partition) + " bytes, " +
+        SCOPED_TRACE(op_kind_name(op.kind()) + " in " + std::to_string(partition) + " bytes, " +
                      dataflow_name(df));
         const TilePlan plan = plan_tiles(op, model(df), partition, 1, 0);
         EXPECT_LE(plan.footprint_bytes(), partition) << plan.shape();
@@ -270,7 +251,7 @@ TEST(TilePlan, FloatTypesTakeProportionallyLonger) {
 
 TEST(TilePlan, SharesSplitTheBlocksWithoutOverlap) {
   for (const OpSpec& op : sample_ops()) {
-    SCOPED_TRACE(op_kind_name(op.kind));
+    SCOPED_TRACE(op_kind_name(op.kind()));
     const TilePlan whole = plan_tiles(op, model(), 112 << 10, 3, 0);
     uint64_t work = 0, stores = 0, tiles = 0;
     for (uint32_t share = 0; share < 3; ++share) {
@@ -297,8 +278,8 @@ TEST(TilePlan, ShareZeroIsNeverSmaller) {
 
 TEST(TilePlan, CyclesKernelIsOneTileOnEveryShare) {
   OpSpec op;
-  op.kind = OpKind::Cycles;
-  op.cycles = 200;
+  auto& shape = op.shape.emplace<CyclesOp>();
+  shape.cycles = 200;
   for (uint32_t share = 0; share < 4; ++share) {
     const TilePlan p = plan_tiles(op, model(), 1024, 4, share);
     ASSERT_EQ(p.size(), 1u);
@@ -311,9 +292,9 @@ TEST(TilePlan, CyclesKernelIsOneTileOnEveryShare) {
 
 TEST(TilePlan, ElementwiseTilesAreOneVectorPass) {
   OpSpec op;
-  op.kind = OpKind::Elementwise;
-  op.elements = 1 << 20;
-  op.inputs = 2;
+  auto& shape = op.shape.emplace<ElementwiseOp>();
+  shape.elements = 1 << 20;
+  shape.inputs = 2;
   op.dtype = DType::Fp16;
   const TilePlan p = plan_tiles(op, model(), 112 << 10, 1, 0);
   const Tile t = p.tile(0);
@@ -330,9 +311,9 @@ TEST(TilePlan, ElementwiseTilesAreOneVectorPass) {
 
 TEST(TilePlan, SoftmaxWholeRowsTakeThreePassesAndTwoReductions) {
   OpSpec op;
-  op.kind = OpKind::Softmax;
-  op.rows = 8;
-  op.cols = 1000;
+  auto& shape = op.shape.emplace<SoftmaxOp>();
+  shape.rows = 8;
+  shape.cols = 1000;
   const TilePlan p = plan_tiles(op, model(), 1 << 20, 1, 0);
   const OpWork w = p.totals();
   // Per row: 3 passes of ceil(1000 / 64) = 16 cycles, 2 reductions of log2(64) = 6.
@@ -343,9 +324,9 @@ TEST(TilePlan, SoftmaxWholeRowsTakeThreePassesAndTwoReductions) {
 
 TEST(TilePlan, LayernormRowsTooLongStreamOncePerPass) {
   OpSpec op;
-  op.kind = OpKind::Layernorm;
-  op.rows = 2;
-  op.cols = 1 << 20;
+  auto& shape = op.shape.emplace<LayernormOp>();
+  shape.rows = 2;
+  shape.cols = 1 << 20;
   const TilePlan p = plan_tiles(op, model(), 64 << 10, 1, 0);
   const OpWork w = p.totals();
   // x is read in every pass; gamma and beta in the last; results written once.

@@ -12,8 +12,8 @@ namespace {
 KernelDesc tiny() {
   KernelDesc d;
   d.name = "tiny";
-  d.op.kind = OpKind::Cycles;
-  d.op.cycles = 200;
+  auto& shape = d.op.shape.emplace<CyclesOp>();
+  shape.cycles = 200;
   d.binary_bytes = 2048;
   return d;
 }

@@ -167,8 +167,8 @@ TEST(Launch, EveryLaunchsPhasesSumToItsTotal) {
     const Kernel big = rt.load_kernel(cycles_kernel("big", 30000, 64 << 10)); // > icache
     KernelDesc mm;
     mm.name = "matmul";
-    mm.op.kind = OpKind::Matmul;
-    mm.op.m = mm.op.n = mm.op.k = 128;
+    auto& shape = mm.op.shape.emplace<MatmulOp>();
+    shape.m = shape.n = shape.k = 128;
     mm.units = 2;
     const Kernel wide = rt.load_kernel(mm);
     const Stream s1 = rt.stream_create("s1");

@@ -78,8 +78,8 @@ TEST(Pcie, PostedRingWritesLandBeforeTheirDoorbell) {
     for (int i = 0; i < 4; ++i) {
       KernelDesc k;
       k.name = "k" + std::to_string(i);
-      k.op.kind = OpKind::Cycles;
-      k.op.cycles = 100 * (i + 1);
+      auto& shape = k.op.shape.emplace<CyclesOp>();
+      shape.cycles = 100 * (i + 1);
       kernels.push_back(rt.load_kernel(k));
     }
     const Stream s = rt.stream_create("s");

@@ -200,6 +200,11 @@ struct Bench {
     scheduler->mem.bind(memory.socket);
     EXPECT_EQ(scheduler->add_kernel({ops, 0, workspace}), 0u);
   }
+  // The scheduler's threads are left waiting for more work: unwind them, so that what their
+  // stacks hold is freed before the blocks go.
+  ~Bench() { unwind_threads(); }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
 
   static SchedulerConfig config_of(const std::string& policy) {
     SchedulerConfig c;

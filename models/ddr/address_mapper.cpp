@@ -112,15 +112,15 @@ AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>&
 }
 
 namespace {
-// `x` folded by XOR into `bits` bits (0 when bits is 0).
+// `x` folded by XOR into `bits` bits (0 when bits is 0): the XOR of its `bits`-wide
+// chunks. Each step doubles the chunks the low one has taken in, so 64 bits take about
+// log2(64 / bits) steps rather than one per chunk (this runs for every 64-byte request).
 uint64_t fold(uint64_t x, uint32_t bits) {
   if (bits == 0)
     return 0;
-  const uint64_t mask = (uint64_t{1} << bits) - 1;
-  uint64_t h = 0;
-  for (; x != 0; x >>= bits)
-    h ^= x & mask;
-  return h;
+  for (uint32_t s = bits; s < 64; s <<= 1)
+    x ^= x >> s;
+  return x & ((uint64_t{1} << bits) - 1);
 }
 } // namespace
 

@@ -46,17 +46,6 @@ uint64_t field_count(const DramSpec& s, DramField f) {
   return 1;
 }
 
-// `x` folded by XOR into `bits` bits (0 when bits is 0).
-uint64_t fold(uint64_t x, uint32_t bits) {
-  if (bits == 0)
-    return 0;
-  const uint64_t mask = (uint64_t{1} << bits) - 1;
-  uint64_t h = 0;
-  for (; x != 0; x >>= bits)
-    h ^= x & mask;
-  return h;
-}
-
 } // namespace
 
 std::optional<DramField> parse_dram_field(const std::string& name) {
@@ -120,9 +109,6 @@ AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>&
     shift += m_bits[i];
   }
   m_top_shift = shift;
-  for (size_t k = 0; k < m_fold.size(); ++k)
-    for (uint64_t v = 0; v < 256; ++v)
-      m_fold[k][v] = static_cast<uint16_t>(fold(v << (8 * k), m_bits[kCh]));
 }
 
 DramAddress AddressMapper::decode(uint64_t addr) const {

@@ -243,7 +243,7 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
 
 void Ddr::block(Blocked b) {
   b.seq = m_blocked_seq++;
-  m_blocked[b.channel * 2 + b.is_write].emplace(b.seq, b);
+  m_blocked[b.channel * 2 + b.is_write].insert(b);
   ++m_blocked_count;
 }
 
@@ -261,21 +261,21 @@ void Ddr::admit_blocked(uint64_t cycle) {
   auto& heads = m_heads; // empty between passes; kept for its storage
   for (size_t line = 0; line < m_blocked.size(); ++line)
     if (!m_blocked[line].empty() && room(line))
-      heads.emplace(m_blocked[line].begin()->first, line);
+      heads.emplace(m_blocked[line].front().seq, line);
   while (!heads.empty()) {
     const size_t line = heads.top().second;
     heads.pop();
     auto& waiting = m_blocked[line];
-    Blocked b = waiting.begin()->second;
-    waiting.erase(waiting.begin());
+    Blocked b = waiting.front();
+    waiting.pop_front();
     --m_blocked_count;
     if (!admit(b, cycle)) {
       // Stopped by another full queue (or this one, now full): it keeps its place in line.
-      m_blocked[b.channel * 2 + b.is_write].emplace(b.seq, b);
+      m_blocked[b.channel * 2 + b.is_write].insert(b);
       ++m_blocked_count;
     }
     if (!waiting.empty() && room(line))
-      heads.emplace(waiting.begin()->first, line);
+      heads.emplace(waiting.front().seq, line);
   }
 }
 

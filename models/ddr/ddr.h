@@ -12,9 +12,10 @@
 #include <tlm>
 #include <tlm_utils/simple_target_socket.h>
 
+#include <algorithm>
 #include <array>
+#include <cstddef>
 #include <functional>
-#include <map>
 #include <memory>
 #include <queue>
 #include <tuple>
@@ -71,6 +72,36 @@ private:
     bool is_write;
     uint32_t channel = 0; ///< channel whose full queue stops it
     uint64_t seq = 0;     ///< order of arrival among blocked requests
+  };
+  /// Blocked requests of one line, oldest (lowest seq) first: a vector taken from the front,
+  /// so blocking and admitting allocate nothing once it has grown (a std::map allocated a
+  /// node for each).
+  class BlockedLine {
+  public:
+    bool empty() const { return m_head == m_items.size(); }
+    const Blocked& front() const { return m_items[m_head]; }
+    void pop_front() {
+      if (++m_head == m_items.size()) {
+        m_items.clear();
+        m_head = 0;
+      }
+    }
+    /// Puts `b` in order of seq: at the back, unless it keeps an older place in line.
+    void insert(const Blocked& b) {
+      if (m_head > 64 && m_head * 2 > m_items.size()) { // drop the consumed front
+        m_items.erase(m_items.begin(), m_items.begin() + static_cast<std::ptrdiff_t>(m_head));
+        m_head = 0;
+      }
+      auto at = m_items.end();
+      if (!empty() && m_items.back().seq > b.seq)
+        at = std::upper_bound(m_items.begin() + static_cast<std::ptrdiff_t>(m_head), m_items.end(),
+                              b.seq, [](uint64_t seq, const Blocked& x) { return seq < x.seq; });
+      m_items.insert(at, b);
+    }
+
+  private:
+    std::vector<Blocked> m_items;
+    size_t m_head = 0;
   };
   /// Queues the 64-byte requests of a non-blocking request that arrived at `cycle`.
   void accept(tlm::tlm_generic_payload& payload, uint64_t cycle);
@@ -129,7 +160,7 @@ private:
   std::vector<Waiter*> m_responses, m_answering;
   /// Requests waiting for a queue entry, per line [channel * 2 + is_write], by order of
   /// arrival: a line is looked at only when its queue has room.
-  std::vector<std::map<uint64_t, Blocked>> m_blocked;
+  std::vector<BlockedLine> m_blocked;
   size_t m_blocked_count = 0;
   /// Scratch of admit_blocked: (oldest request, line) of the lines being served.
   std::priority_queue<std::pair<uint64_t, size_t>, std::vector<std::pair<uint64_t, size_t>>,

@@ -163,15 +163,6 @@ void DramChannel::advance_to(uint64_t cycle) {
   }
 }
 
-uint64_t DramChannel::next_completion() const {
-  uint64_t t = kNever;
-  if (!m_rd_done.empty())
-    t = m_rd_done.front().done;
-  if (!m_wr_done.empty())
-    t = std::min(t, m_wr_done.front().done);
-  return t;
-}
-
 void DramChannel::deliver_one() {
   const bool rd =
       !m_rd_done.empty() && (m_wr_done.empty() || m_rd_done.front().done <= m_wr_done.front().done);
@@ -180,21 +171,6 @@ void DramChannel::deliver_one() {
   fifo.pop_front();
   if (on_done)
     on_done(c.id, c.done);
-}
-
-uint64_t DramChannel::next_event() const {
-  if (m_queues.rd.count == 0 && m_queues.wr.count == 0)
-    return next_completion();
-  return std::min(m_next_decision, next_completion());
-}
-
-uint64_t DramChannel::next_completion_bound() const {
-  uint64_t t = next_completion();
-  if (m_queues.rd.count > 0)
-    t = std::min(t, m_next_decision + m_timing.read_done_cycles());
-  if (m_queues.wr.count > 0)
-    t = std::min(t, m_next_decision + m_timing.write_done_cycles());
-  return t;
 }
 
 void DramChannel::issue(const DramCandidate& c, uint64_t t) {

@@ -196,4 +196,29 @@ private:
   std::vector<DramCommandRecord> m_log;
 };
 
+// Inline: the DDR asks every channel for these each time its controllers run.
+inline uint64_t DramChannel::next_completion() const {
+  uint64_t t = kNever;
+  if (!m_rd_done.empty())
+    t = m_rd_done.front().done;
+  if (!m_wr_done.empty())
+    t = std::min(t, m_wr_done.front().done);
+  return t;
+}
+
+inline uint64_t DramChannel::next_event() const {
+  if (m_queues.rd.count == 0 && m_queues.wr.count == 0)
+    return next_completion();
+  return std::min(m_next_decision, next_completion());
+}
+
+inline uint64_t DramChannel::next_completion_bound() const {
+  uint64_t t = next_completion();
+  if (m_queues.rd.count > 0)
+    t = std::min(t, m_next_decision + m_timing.read_done_cycles());
+  if (m_queues.wr.count > 0)
+    t = std::min(t, m_next_decision + m_timing.write_done_cycles());
+  return t;
+}
+
 } // namespace npu

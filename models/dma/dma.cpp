@@ -178,7 +178,7 @@ void DmaEngine::start_burst(Flow& f, uint64_t at) {
     m_slots.push_back(std::make_unique<Slot>());
     slot = m_slots.back().get();
     slot->data.resize(m_config.burst_bytes);
-    m_slot_of[&slot->payload] = slot;
+    m_slot_of.put(&slot->payload, slot);
   } else {
     slot = m_free_slots.back();
     m_free_slots.pop_back();
@@ -212,7 +212,9 @@ void DmaEngine::send(Slot& slot, uint64_t at) {
 
 tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  stage_done(*m_slot_of.at(&payload), to_ps(sc_core::sc_time_stamp() + delay));
+  Slot* const* slot = m_slot_of.find(&payload);
+  sc_assert(slot);
+  stage_done(**slot, to_ps(sc_core::sc_time_stamp() + delay));
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/pointer_map.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
@@ -18,7 +19,6 @@
 #include <set>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <vector>
 
 namespace npu {
@@ -150,7 +150,7 @@ private:
   uint64_t m_ready_seq = 0;
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;
-  std::unordered_map<const tlm::tlm_generic_payload*, Slot*> m_slot_of;
+  PointerMap<tlm::tlm_generic_payload, Slot*> m_slot_of;
   sc_core::sc_event m_flow_added;
   uint64_t m_period_ps;
   /// How far the burst loop runs ahead of simulated time, in DMA cycles: bursts of

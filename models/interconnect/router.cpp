@@ -77,7 +77,7 @@ tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& pay
   Region* r = port < 0 ? nullptr : &m_regions[static_cast<size_t>(port)];
   if (r && r->deferred) {
     const uint64_t streamed = cross(*r, payload, delay);
-    m_pending[&payload] = Pending{id, addr, streamed};
+    m_pending.put(&payload, Pending{id, addr, streamed});
     payload.set_address(addr - r->base);
     return initiator[port]->nb_transport_fw(payload, phase, delay);
   }
@@ -89,10 +89,8 @@ tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& pay
 
 tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& payload,
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
-  const auto it = m_pending.find(&payload);
-  sc_assert(it != m_pending.end());
-  const Pending p = it->second;
-  m_pending.erase(it);
+  sc_assert(m_pending.find(&payload));
+  const Pending p = m_pending.take(&payload);
   payload.set_address(p.addr);
   const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), p.streamed_ps);
   delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/common/busy_calendar.h"
+#include "models/common/pointer_map.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
@@ -12,7 +13,6 @@
 
 #include <deque>
 #include <string>
-#include <unordered_map>
 
 namespace npu {
 
@@ -71,7 +71,7 @@ private:
 
   InterconnectConfig m_config;
   std::deque<Region> m_regions; ///< a deque: regions hold registered statistics
-  std::unordered_map<const tlm::tlm_generic_payload*, Pending> m_pending;
+  PointerMap<tlm::tlm_generic_payload, Pending> m_pending;
 
   StatRegistry m_stats{"interconnect"};
   StatList m_region_stats{m_stats}; ///< each region's, in map order

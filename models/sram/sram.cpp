@@ -10,8 +10,7 @@ namespace npu {
 Sram::Sram(sc_core::sc_module_name name, const SramConfig& config)
     : sc_module(name), socket("socket"), m_config(config),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_memory(config.size_bytes), m_banks(config.banks), m_ports(config.ports),
-      m_beats(config.banks) {
+      m_memory(config.size_bytes), m_banks(config.banks), m_ports(config.ports) {
   socket.register_b_transport(this, &Sram::b_transport);
   socket.register_transport_dbg(this, &Sram::transport_dbg);
 }
@@ -34,21 +33,14 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  // Count words per bank; the access takes as many cycles as its busiest bank.
+  // The access takes as many cycles as its busiest bank.
   const uint64_t w = m_config.bank_width_bytes;
   const uint64_t first = addr / w;
   const uint64_t last = (addr + len - 1) / w;
-  uint32_t busiest = 0;
-  if (last - first + 1 >= m_config.banks) {
-    // Unit stride over at least one full sweep: every bank gets ceil or floor of words/banks.
-    const uint64_t words = last - first + 1;
-    busiest = static_cast<uint32_t>((words + m_config.banks - 1) / m_config.banks);
-  } else {
-    for (uint64_t word = first; word <= last; ++word)
-      busiest = std::max(busiest, ++m_beats[word % m_config.banks]);
-    for (uint64_t word = first; word <= last; ++word)
-      m_beats[word % m_config.banks] = 0; // clean for the next access
-  }
+  // Consecutive words go to consecutive banks, so every bank gets the ceiling or the floor
+  // of words/banks (one word at most when there are fewer words than banks).
+  const auto busiest =
+      static_cast<uint32_t>((last - first + 1 + m_config.banks - 1) / m_config.banks);
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
   auto port = std::min_element(
       m_ports.begin(), m_ports.end(),
@@ -56,15 +48,18 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   const uint64_t duration = busiest * m_period_ps;
   const uint64_t start = port->reserve(ready, duration);
   // Banks touched by this access are busy for its duration (conflicts across ports).
+  // The touched banks are a run from first's bank, wrapping at the last (stepped rather
+  // than taken modulo per word: a division costs more than the rest of the loop).
   uint64_t bank_start = start;
   const uint64_t touched = std::min<uint64_t>(last - first + 1, m_config.banks);
-  for (uint64_t i = 0; i < touched; ++i)
-    bank_start = std::max(bank_start, m_banks[(first + i) % m_config.banks].free_ps());
-  for (uint64_t i = 0; i < touched; ++i)
-    m_banks[(first + i) % m_config.banks].reserve(bank_start, duration);
-  const uint64_t words = last - first + 1;
-  const uint64_t ideal = (words + m_config.banks - 1) / m_config.banks;
-  m_conflict_cycles += busiest - ideal + (bank_start - start) / m_period_ps;
+  const uint64_t first_bank = first % m_config.banks;
+  for (uint64_t i = 0, b = first_bank; i < touched; ++i, b = b + 1 == m_config.banks ? 0 : b + 1)
+    bank_start = std::max(bank_start, m_banks[b].free_ps());
+  for (uint64_t i = 0, b = first_bank; i < touched; ++i, b = b + 1 == m_config.banks ? 0 : b + 1)
+    m_banks[b].reserve(bank_start, duration);
+  // The busiest bank holds the ideal share, so only waiting for other ports' accesses
+  // to the same banks counts as conflict.
+  m_conflict_cycles += (bank_start - start) / m_period_ps;
   const uint64_t done = bank_start + duration + m_config.latency_cycles * m_period_ps;
   copy_payload_data(m_memory, payload);
   ++m_accesses;

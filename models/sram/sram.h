@@ -40,8 +40,7 @@ private:
   SparseMemory m_memory;
   std::vector<BusyResource> m_banks;
   std::vector<BusyResource> m_ports;
-  std::vector<uint32_t> m_beats; ///< scratch: words per bank of the current access
-  uint64_t m_next_free = 0;      ///< bump allocator
+  uint64_t m_next_free = 0; ///< bump allocator
 
   StatRegistry m_stats{"sram"};
   Stat m_accesses{m_stats, "accesses", "count", "read and write transactions"};

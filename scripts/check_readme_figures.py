@@ -3,6 +3,7 @@
 
     scripts/check_readme_figures.py NPUSIM [--testbench-dir DIR] [--jobs N] [--slow]
                                     [--readme FILE] [--figures FILE] [--only RUN]... [-v]
+                                    [--update]
 
 The figures, the runs that produce them and the figures left out (with the reason) are
 listed in tests/readme/figures.yaml. Each distinct run executes once, in parallel. For each
@@ -15,6 +16,8 @@ is an entry of docs/references.md, and that none cites a REFERENCES section.
 Runs marked `slow` (tens of seconds each) run only with --slow or NPU_SLOW_TESTS=1; their
 figures are then only looked for in README.md. Exit status: 0 all figures agree, 1 some
 drifted or a run failed, 2 bad arguments or data file, 77 (skipped) without python3-yaml.
+With --update, a drifted figure whose checks still hold is rewritten in README.md with the
+run's values (the exit status still reports the drift); output blocks are edited by hand.
 """
 
 import argparse
@@ -191,14 +194,14 @@ def run_all(runs, tools, tmp, jobs):
 
 
 def as_pattern(text, values=None):
-    """A regex for `text`: each {any} stands for any text within a table cell, each other
-    {...} field for its value formatted with the field's spec, or any number without
-    values."""
+    """A regex for `text`: each {any} stands for any text within a table cell (a group of
+    its own), each other {...} field for its value formatted with the field's spec, or any
+    number without values."""
     out, pos, i = "", 0, 0
     for m in re.finditer(r"\{([^{}]*)\}", text):
         out += re.escape(text[pos:m.start()])
         if m.group(1) == "any":
-            out += r"[^|\n]*"
+            out += r"([^|\n]*)"
         elif values is None:
             out += "(" + NUMBER + ")"
         else:
@@ -210,8 +213,25 @@ def as_pattern(text, values=None):
     return out + re.escape(text[pos:])
 
 
-def check_figure(fig, runs, readme):
-    """None if the figure agrees; else what is wrong."""
+def updated_text(text, values, found):
+    """`text` with `values` formatted in and each {any} cell kept as README.md has it in
+    `found` (a match of as_pattern(text))."""
+    out, pos, i, cell = "", 0, 0, 0
+    for m in re.finditer(r"\{([^{}]*)\}", text):
+        out += text[pos:m.start()]
+        if m.group(1) == "any":
+            out += found.group(cell + 1)
+        else:
+            out += ("{" + m.group(1) + "}").format(values[i])
+            i += 1
+        cell += 1
+        pos = m.end()
+    return out + text[pos:]
+
+
+def check_figure(fig, runs, readme, fixes=None):
+    """None if the figure agrees; else what is wrong. With `fixes` (a list), a figure whose
+    text README.md has with other values adds (old, new) to it."""
     text = fig["text"]
     main = runs[fig["run"]]
     needed = [fig["run"]] + fig.get("also", [])
@@ -265,6 +285,8 @@ def check_figure(fig, runs, readme):
         return None
     m = re.search(as_pattern(text), readme)
     if m:
+        if fixes is not None:
+            fixes.append((m.group(0), updated_text(text, values, m)))
         return "README.md says %r; the run gives %s" % (m.group(0), shown)
     return "README.md has no such text; the run gives %s" % shown
 
@@ -373,6 +395,9 @@ def main():
     ap.add_argument("--only", action="append", metavar="RUN",
                     help="check only the figures and blocks of this run (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every figure")
+    ap.add_argument("--update", action="store_true",
+                    help="write the runs' values into README.md where a figure drifted (the "
+                         "checks must still hold; output blocks are left to be edited by hand)")
     args = ap.parse_args()
     slow = args.slow or os.environ.get("NPU_SLOW_TESTS") == "1"
     if not os.access(args.npusim, os.X_OK):
@@ -421,8 +446,9 @@ def main():
         run_all({k: v for k, v in runs.items() if not v.spec.get("skipped")}, tools, tmp,
                 max(1, args.jobs))
         checked = skipped = 0
+        fixes = [] if args.update else None
         for fig in data["figures"]:
-            why = check_figure(fig, runs, readme)
+            why = check_figure(fig, runs, readme, fixes)
             label = "%s: %s" % (fig["run"], fig["text"].replace("\n", "\\n"))
             if why == "skipped":
                 skipped += 1
@@ -447,6 +473,13 @@ def main():
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
+    if fixes:
+        for old, new in fixes:
+            readme = readme.replace(old, new, 1)
+        with open(args.readme, "w") as f:
+            f.write(readme)
+        print("readme figures: updated %d figures in %s; run again to check" %
+              (len(fixes), args.readme))
     ran = [r for r in runs.values() if not r.spec.get("skipped")]
     print("readme figures: %d figures and %d output blocks agree, %d skipped (slow), "
           "%d excluded; %d runs (%.1f s of runs) in %.1f s" %

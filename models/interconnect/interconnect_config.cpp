@@ -5,7 +5,7 @@ namespace npu {
 InterconnectConfig read_interconnect_config(cfg::Section& s) {
   InterconnectConfig c;
   c.hop_latency_ps = s.time_ps("hop_latency", c.hop_latency_ps);
-  c.granularity = s.choice("granularity", "64B", {"burst", "64B"}) == "burst"
+  c.granularity = s.choice("granularity", "burst", {"burst", "64B"}) == "burst"
                       ? Granularity::Burst
                       : Granularity::Access64;
   c.port_bytes_per_s = s.bandwidth("bandwidth", c.port_bytes_per_s);

@@ -27,7 +27,7 @@ struct PcieConfig {
 struct InterconnectConfig {
   /// How transactions carry data: a burst each, timed without waits (the fast path), or
   /// every 64-byte DRAM access waited for on its own.
-  Granularity granularity = Granularity::Access64;
+  Granularity granularity = Granularity::Burst;
   uint64_t hop_latency_ps = 2000; ///< per traversal, each direction included
   double port_bytes_per_s = 64e9; ///< bandwidth of each target port
   PcieConfig pcie;

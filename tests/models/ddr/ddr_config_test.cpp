@@ -138,9 +138,12 @@ TEST(DdrConfig, EnergyOverridesReachThePowerSpec) {
   // Not in the effective config (the report does not carry energy yet).
   EXPECT_FALSE(p.effective["ddr"].contains("energy"));
 
-  std::string e = error_of("ddr: {energy: {IDD0: 60}}\n");
-  EXPECT_TRUE(has(e, "ddr.energy.IDD0")) << e;
+  std::string e = error_of("ddr: {energy: {IDD0_ma: 60}}\n");
+  EXPECT_TRUE(has(e, "ddr.energy.IDD0_ma")) << e;
   EXPECT_TRUE(has(e, "did you mean 'IDD0_mA'")) << e;
+  e = error_of("ddr: {energy: {IDD0: 60}}\n"); // too far for a hint: every key is listed
+  EXPECT_TRUE(has(e, "ddr.energy.IDD0")) << e;
+  EXPECT_TRUE(has(e, "IDD0_mA, IDD2N_mA")) << e;
   e = error_of("ddr: {energy: {IDD3N_mA: -1}}\n");
   EXPECT_TRUE(has(e, "ddr.energy.IDD3N_mA")) << e;
   e = error_of("ddr: {energy: {VDD_V: high}}\n");

@@ -353,12 +353,24 @@ unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {
   return debug_access(m_memory, payload);
 }
 
-StatGroup Ddr::stats(uint64_t simulated_ps) const {
+void Ddr::catch_up() const {
   // Idle channels were left behind; bring their refreshes up to the latest run.
   for (const auto& ch : m_channels)
     if (ch->now() < m_last_cycle)
       ch->advance_to(m_last_cycle);
+}
+
+StatGroup Ddr::stats(uint64_t simulated_ps) const {
+  catch_up();
   return m_stats.collect(simulated_ps);
+}
+
+BlockEnergy Ddr::energy(uint64_t simulated_ps) const {
+  catch_up();
+  DramActivity sum;
+  for (const auto& ch : m_channels)
+    sum += ch->activity(std::max(cycle_of(simulated_ps), ch->now()));
+  return dram_energy(m_config.spec, sum);
 }
 
 DramChannelStats Ddr::channel_sum() const {

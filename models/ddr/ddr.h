@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -43,6 +44,9 @@ public:
   /// Untimed access for loaders and tests.
   SparseMemory& storage() { return m_memory; }
   StatGroup stats(uint64_t simulated_ps) const;
+  /// DRAM energy of every channel over [0, simulated_ps] by DRAMPower's method
+  /// (dram_energy.h), block "ddr".
+  BlockEnergy energy(uint64_t simulated_ps) const;
   /// Reports the bytes moved to `tracer` (null: off).
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
@@ -180,6 +184,8 @@ private:
   sc_core::sc_event m_room;      ///< a queue entry freed up
   Tracer* m_trace = nullptr;
 
+  /// Advances idle channels to the controllers' latest run (their refreshes meanwhile).
+  void catch_up() const;
   /// Every channel's counters summed.
   DramChannelStats channel_sum() const;
   double read_latency_mean_ns() const;

@@ -141,6 +141,17 @@ DdrConfig read_ddr_config(cfg::Section& s) {
       spec.t.*k.field = static_cast<uint32_t>(timing.integer(k.name, spec.t.*k.field, 0, 1 << 24));
     timing.finish();
   }
+  // Currents, voltages and I/O energy for the DRAM energy (dram_energy.h), strict keys.
+  // Kept out of the effective config: the report does not carry energy yet.
+  {
+    s.accept("energy");
+    cfg::Section energy(s.value("energy"), s.key_path("energy"), nullptr);
+    spec.power.device_width_bits = static_cast<uint32_t>(
+        energy.integer("device_width", spec.power.device_width_bits, 1, 1024));
+    for (const DramPowerKey& k : dram_power_keys())
+      k.field(spec.power) = energy.real(k.name, k.field(spec.power), 0, 1e6);
+    energy.finish();
+  }
   const std::string spec_error = check_dram_spec(spec);
   if (!spec_error.empty())
     s.fail("timing", spec_error);

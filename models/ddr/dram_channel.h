@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/ddr/address_mapper.h"
+#include "models/ddr/dram_energy.h"
 #include "models/ddr/dram_page_policy.h"
 #include "models/ddr/dram_queues.h"
 #include "models/ddr/dram_refresh.h"
@@ -125,6 +126,10 @@ public:
   std::function<void(bool is_write, uint64_t cycle)> on_dequeue;
 
   const DramChannelStats& stats() const { return m_stats; }
+  /// The commands issued so far and each rank's background cycles up to `end_cycle`
+  /// (>= the last command issued), for dram_energy().
+  DramActivity activity(uint64_t end_cycle) const { return m_timing.activity(end_cycle); }
+  const DramTimingState& timing() const { return m_timing; }
   /// Nearest-rank percentile (0 < p <= 1) of read latency in cycles, from acceptance to
   /// the end of the data burst; 0 without reads.
   uint64_t read_latency_percentile_cycles(double p) const;

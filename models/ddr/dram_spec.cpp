@@ -55,6 +55,49 @@ DramTiming timing(uint32_t cl, uint32_t cwl, uint32_t rcd, uint32_t rp, uint32_t
   return t;
 }
 
+DramRailCurrents rail(double volts, double idd0, double idd2n, double idd3n, double idd4r,
+                      double idd4w, double idd5) {
+  return {volts, idd0, idd2n, idd3n, idd4r, idd4w, idd5};
+}
+
+DramSpec with_power(DramSpec s, uint32_t device_width_bits, const DramRailCurrents& vdd,
+                    const DramRailCurrents& vdd2, double io_read_pj_per_bit,
+                    double io_write_pj_per_bit) {
+  s.power = {device_width_bits, vdd, vdd2, io_read_pj_per_bit, io_write_pj_per_bit};
+  return s;
+}
+
+// Currents per device in mA, for DRAMPower's formulas (see dram_energy.h).
+//
+// DDR4: DRAMSys memspec MICRON_4Gb_DDR4-2400_8bit_A.json (Micron 4 Gb x8 datasheet), the
+// x8 DDR4 part DRAMSys ships currents for: idd0 60.75, idd2n 38.25, idd3n 44, idd4r 184.5,
+// idd4w 168.75, idd5 118 at vdd 1.2 V; idd02 (IPP0) 4.05 at vdd2 (VPP) 2.5 V, the only VPP
+// current DRAMSys passes to DRAMPower (MemSpecDDR4::toDramPowerMemSpec). I/O: DRAMPower's
+// DDR4 constants (MemorySpecification.h): 3.7 mW per DQ/DQS pin on reads, 17 mW per
+// DQ/DQS/DM pin of write ODT, over one 0.3125 ns beat at 3200 MT/s: 3.7 x 0.3125 x 9/8 =
+// 1.30 pJ and 17 x 0.3125 x 10/8 = 6.64 pJ per data bit.
+const DramRailCurrents kDdr4Vdd = rail(1.2, 60.75, 38.25, 44.0, 184.5, 168.75, 118.0);
+const DramRailCurrents kDdr4Vpp = rail(2.5, 4.05, 0, 0, 0, 0, 0);
+// LPDDR4: DRAMSys memspec JEDEC_8Gb_LPDDR4-3200_16bit.json (the timings' source too):
+// VDD1 1.8 V idd0 3.5, idd2n 2, idd3n 2.25, idd4r 2.25, idd4w 2.25, idd5 10; VDD2 1.1 V
+// idd02 45, idd2n2 27, idd3n2 30, idd4r2 275, idd4w2 210, idd52 90. I/O from its VDDQ
+// (1.1 V) burst currents over one BL32 burst (16 clocks, 10 ns) of 512 bits: idd4rq 150 mA
+// -> 150 x 1.1 x 10 / 512 = 3.22 pJ/bit, idd4wq 55 mA -> 1.18 pJ/bit.
+const DramRailCurrents kLpddr4Vdd1 = rail(1.8, 3.5, 2.0, 2.25, 2.25, 2.25, 10.0);
+const DramRailCurrents kLpddr4Vdd2 = rail(1.1, 45.0, 27.0, 30.0, 275.0, 210.0, 90.0);
+// LPDDR5 (estimate): no LPDDR5 memspec with currents in DRAMSys or DRAMPower. Rails at the
+// Micron MT62F LPDDR5 datasheet's nominal VDD1 1.8 V and VDD2H 1.05 V, carrying the LPDDR4
+// memspec's currents above (same 8 Gb x16 channel class); I/O scaled from LPDDR4's by
+// (VDDQ 0.5 V / 1.1 V)^2: 0.67 and 0.24 pJ/bit.
+const DramRailCurrents kLpddr5Vdd1 = rail(1.8, 3.5, 2.0, 2.25, 2.25, 2.25, 10.0);
+const DramRailCurrents kLpddr5Vdd2h = rail(1.05, 45.0, 27.0, 30.0, 275.0, 210.0, 90.0);
+// HBM2E (estimate): no HBM memspec with currents in DRAMSys or DRAMPower. VDD 1.2 V
+// (JESD235C); the DDR4 x8 memspec currents above for one channel's bank array, with the
+// read and write increments over idd3n scaled by 128/8 for the 128-bit data path
+// (44 + 16 x 140.5 = 2292, 44 + 16 x 124.75 = 2040 mA). I/O energy has no source here and
+// is left at 0; set ddr.energy.io_read_pj_per_bit / io_write_pj_per_bit.
+const DramRailCurrents kHbm2eVdd = rail(1.2, 60.75, 38.25, 44.0, 2292.0, 2040.0, 118.0);
+
 const std::map<std::string, DramSpec>& presets() {
   // Every access moves 64 bytes, so BL = 512 / bus width: a x16 LPDDR channel uses BL32.
   // Timings are in memory-clock (CK) cycles. Columns = row bytes / bus bytes.
@@ -63,19 +106,22 @@ const std::map<std::string, DramSpec>& presets() {
       // 64-bit channel, 4 bank groups x 4 banks, 64Ki rows x 1Ki columns (8 KiB rows), BL8,
       // 1600 MHz. tRRD/tFAW are the x8 (1 KiB page) values; tRFC 350 ns (8 Gb), tREFI 7.8 us;
       // rank switch tRTRS = Ramulator 2's nCS.
-      {"DDR4-3200", make("DDR4-3200", 4, 4, 65536, 1024, 64, 8, 3200, 625,
-                         timing(/*CL*/ 22, /*CWL*/ 16, /*RCD*/ 22, /*RP*/ 22, /*RAS*/ 52,
-                                /*RC*/ 74, /*RRD_S*/ 4, /*RRD_L*/ 8, /*FAW*/ 34, /*WTR_S*/ 4,
-                                /*WTR_L*/ 12, /*RTP*/ 12, /*WR*/ 24, /*CCD_S*/ 4, /*CCD_L*/ 8,
-                                /*RFC*/ 576, /*REFI*/ 12480, /*RTRS*/ 2))},
+      {"DDR4-3200",
+       with_power(make("DDR4-3200", 4, 4, 65536, 1024, 64, 8, 3200, 625,
+                       timing(/*CL*/ 22, /*CWL*/ 16, /*RCD*/ 22, /*RP*/ 22, /*RAS*/ 52,
+                              /*RC*/ 74, /*RRD_S*/ 4, /*RRD_L*/ 8, /*FAW*/ 34, /*WTR_S*/ 4,
+                              /*WTR_L*/ 12, /*RTP*/ 12, /*WR*/ 24, /*CCD_S*/ 4, /*CCD_L*/ 8,
+                              /*RFC*/ 576, /*REFI*/ 12480, /*RTRS*/ 2)),
+                  8, kDdr4Vdd, kDdr4Vpp, 1.30078125, 6.640625)},
       // JESD209-4 LPDDR4-3200, values of DRAMSys JEDEC_8Gb_LPDDR4-3200_16bit.json: x16
       // channel, 8 banks (no bank groups), 64Ki rows x 1Ki columns (2 KiB rows), 1600 MHz.
       // RL 28, WL 14, tRCD/tRPpb 18 ns (29), tRAS 42 ns (68), tRC 97, tRRD 10 ns (16),
       // tFAW 40 ns (64), tWTR 10 ns (16), tRTP 12, tWR 18 ns (29), tRFCab 280 ns (448),
       // tREFI 3.9 us (6246), tRTRS 1. 64 bytes need BL32: 16 clocks, so tCCD = 16.
-      {"LPDDR4-3200",
-       make("LPDDR4-3200", 1, 8, 65536, 1024, 16, 32, 3200, 625,
-            timing(28, 14, 29, 29, 68, 97, 16, 16, 64, 16, 16, 12, 29, 16, 16, 448, 6246, 1))},
+      {"LPDDR4-3200", with_power(make("LPDDR4-3200", 1, 8, 65536, 1024, 16, 32, 3200, 625,
+                                      timing(28, 14, 29, 29, 68, 97, 16, 16, 64, 16, 16, 12, 29, 16,
+                                             16, 448, 6246, 1)),
+                                 16, kLpddr4Vdd1, kLpddr4Vdd2, 3.22265625, 1.181640625)},
       // JESD209-5 LPDDR5-6400 in bank-group mode (4 BG x 4 banks), x16 channel, 8 Gb:
       // 32Ki rows x 1Ki columns (2 KiB rows). CK 800 MHz (tCK 1.25 ns), WCK:CK 4:1, so a
       // clock carries 8 beats and BL32 (64 bytes) takes 4 clocks. RL 17, WL 9 (set A,
@@ -85,16 +131,19 @@ const std::map<std::string, DramSpec>& presets() {
       // Ramulator 2 LPDDR5_6400 where it agrees with JESD209-5. tCCD_L 8 (two BL16 tCCD_L of
       // 4 clocks for a BL32 in one bank group) is an estimate.
       {"LPDDR5-6400",
-       make("LPDDR5-6400", 4, 4, 32768, 1024, 16, 32, 6400, 1250,
-            timing(17, 9, 15, 15, 34, 48, 4, 4, 16, 5, 10, 6, 28, 4, 8, 168, 3125, 1))},
+       with_power(make("LPDDR5-6400", 4, 4, 32768, 1024, 16, 32, 6400, 1250,
+                       timing(17, 9, 15, 15, 34, 48, 4, 4, 16, 5, 10, 6, 28, 4, 8, 168, 3125, 1)),
+                  16, kLpddr5Vdd1, kLpddr5Vdd2h, 0.666, 0.244)},
       // JESD235C HBM2E at 3.2 Gb/s, one 128-bit (legacy-mode) channel, 4 BG x 4 banks,
       // 32Ki rows x 64 columns (1 KiB rows), BL4 (2 clocks), tCK 0.625 ns. CL/RCD/RP 14 ns
       // (22). The rest are DRAMSys HBM2.json (1 GHz) nanosecond values rounded up at
       // 0.625 ns: tRAS 28 ns (45), tRC 42.5 ns (68), tRRD_S 4 ns (7), tRRD_L 6 ns (10),
       // tFAW 16 ns (26), tWTR_S 4 ns (7), tWTR_L 9 ns (15), tRTP 5 ns (8), tWR 14 ns (23),
       // WL 7 ns (12), tRFC 220 ns (352), tREFI 3.9 us (6240); tCCD_S 2, tCCD_L 4 clocks.
-      {"HBM2E", make("HBM2E", 4, 4, 32768, 64, 128, 4, 3200, 625,
-                     timing(22, 12, 22, 22, 45, 68, 7, 10, 26, 7, 15, 8, 23, 2, 4, 352, 6240, 1))},
+      {"HBM2E",
+       with_power(make("HBM2E", 4, 4, 32768, 64, 128, 4, 3200, 625,
+                       timing(22, 12, 22, 22, 45, 68, 7, 10, 26, 7, 15, 8, 23, 2, 4, 352, 6240, 1)),
+                  128, kHbm2eVdd, DramRailCurrents{}, 0, 0)},
   };
   return table;
 }
@@ -141,6 +190,33 @@ const std::vector<DramTimingKey>& dram_timing_keys() {
       {"REFI", &DramTiming::REFI, "refresh interval"},
       {"RTRS", &DramTiming::RTRS, "rank-to-rank data-bus turnaround"},
   };
+  return keys;
+}
+
+const std::vector<DramPowerKey>& dram_power_keys() {
+#define NPU_POWER_KEY(name, expr, meaning)                                                         \
+  DramPowerKey {                                                                                   \
+    name, [](DramPowerSpec& p) -> double& { return p.expr; }, meaning                              \
+  }
+  static const std::vector<DramPowerKey> keys = {
+      NPU_POWER_KEY("VDD_V", vdd.volts, "main rail (VDD, VDD1 on LPDDR)"),
+      NPU_POWER_KEY("IDD0_mA", vdd.idd0_ma, "one-bank ACT-PRE current"),
+      NPU_POWER_KEY("IDD2N_mA", vdd.idd2n_ma, "precharged standby current"),
+      NPU_POWER_KEY("IDD3N_mA", vdd.idd3n_ma, "active standby current"),
+      NPU_POWER_KEY("IDD4R_mA", vdd.idd4r_ma, "burst read current"),
+      NPU_POWER_KEY("IDD4W_mA", vdd.idd4w_ma, "burst write current"),
+      NPU_POWER_KEY("IDD5_mA", vdd.idd5_ma, "burst refresh current"),
+      NPU_POWER_KEY("VDD2_V", vdd2.volts, "second rail (VPP on DDR4, VDD2 on LPDDR)"),
+      NPU_POWER_KEY("IDD02_mA", vdd2.idd0_ma, "second rail: ACT-PRE current"),
+      NPU_POWER_KEY("IDD2N2_mA", vdd2.idd2n_ma, "second rail: precharged standby current"),
+      NPU_POWER_KEY("IDD3N2_mA", vdd2.idd3n_ma, "second rail: active standby current"),
+      NPU_POWER_KEY("IDD4R2_mA", vdd2.idd4r_ma, "second rail: burst read current"),
+      NPU_POWER_KEY("IDD4W2_mA", vdd2.idd4w_ma, "second rail: burst write current"),
+      NPU_POWER_KEY("IDD52_mA", vdd2.idd5_ma, "second rail: burst refresh current"),
+      NPU_POWER_KEY("io_read_pj_per_bit", io_read_pj_per_bit, "I/O energy per bit read"),
+      NPU_POWER_KEY("io_write_pj_per_bit", io_write_pj_per_bit, "I/O energy per bit written"),
+  };
+#undef NPU_POWER_KEY
   return keys;
 }
 

@@ -28,6 +28,26 @@ struct DramTiming {
   uint32_t RTRS = 0;  ///< data-bus turnaround when consecutive bursts come from different ranks
 };
 
+/// Datasheet currents of one supply rail of one device, in mA, as DRAMPower names them:
+/// IDD0 one-bank ACT-PRE, IDD2N precharged standby, IDD3N active standby, IDD4R/IDD4W burst
+/// read/write, IDD5 burst (all-bank) refresh.
+struct DramRailCurrents {
+  double volts = 0;
+  double idd0_ma = 0, idd2n_ma = 0, idd3n_ma = 0, idd4r_ma = 0, idd4w_ma = 0, idd5_ma = 0;
+};
+
+/// What DRAMPower needs to turn a command schedule into energy: the device width (a rank
+/// has bus width / device width devices), the currents of the main rail (VDD, or VDD1 on
+/// LPDDR) and of a second rail where the device has one (VPP on DDR4, VDD2 on LPDDR4/5;
+/// zero volts when absent), and the I/O (interface and termination) energy per data bit.
+struct DramPowerSpec {
+  uint32_t device_width_bits = 8;
+  DramRailCurrents vdd;
+  DramRailCurrents vdd2;
+  double io_read_pj_per_bit = 0;
+  double io_write_pj_per_bit = 0;
+};
+
 /// Geometry and timing of one DRAM type: what a controller needs to schedule commands.
 /// Counts are per channel (ranks) or per rank (bank groups, banks).
 struct DramSpec {
@@ -44,6 +64,7 @@ struct DramSpec {
   double data_rate_mts = 3200;
   double tck_ps = 625; ///< memory (command) clock period
   DramTiming t;
+  DramPowerSpec power;
 
   uint32_t banks() const { return bank_groups * banks_per_group; }
   uint64_t row_bytes() const { return uint64_t{columns} * bus_width_bits / 8; }
@@ -83,6 +104,14 @@ struct DramTimingKey {
   const char* meaning;
 };
 const std::vector<DramTimingKey>& dram_timing_keys();
+
+/// Energy keys as written in configs (`ddr.energy`): name, the field, its meaning.
+struct DramPowerKey {
+  const char* name;
+  double& (*field)(DramPowerSpec&);
+  const char* meaning;
+};
+const std::vector<DramPowerKey>& dram_power_keys();
 
 /// "" when the spec is self-consistent, else the reason (e.g. a geometry that is not
 /// a power of two, CCD_S shorter than the burst).

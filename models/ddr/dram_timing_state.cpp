@@ -72,12 +72,81 @@ void DramTimingState::refresh(uint32_t rank, uint64_t t) {
   const size_t first = size_t{rank} * m_banks_per_rank;
   for (size_t i = first; i < first + m_banks_per_rank; ++i)
     raise_to(m_banks[i].next[kAct], t + m_t.RFC);
+  // DRAMPower counts a refresh's tRFC - tRP as active background (its rows open
+  // internally) and the precharged state from then on; REF needs every bank closed.
+  Rank& rk = m_ranks[rank];
+  if (rk.first_close <= t)
+    settle(rk, rank, t);
+  on_open(rk, t);
+  rk.active_cycles += refresh_active_cycles();
+  rk.state_since = t + refresh_active_cycles();
+  ++m_counts.refreshes;
 }
 
 void DramTimingState::auto_precharge(uint32_t bank) {
   Bank& b = m_banks[bank];
   raise_to(b.next[kAct], b.next[kPre] + m_t.RP);
-  close(bank);
+  if (!close(bank))
+    return;
+  // The device closes the row when the precharge starts, which may lie ahead of commands
+  // still to come: settle() closes it for energy once time passes it.
+  Rank& rk = m_ranks[b.rank];
+  b.closes_at = b.next[kPre];
+  rk.first_close = std::min(rk.first_close, b.closes_at);
+}
+
+void DramTimingState::settle(Rank& rk, uint32_t rank, uint64_t t) {
+  Bank* const first = &m_banks[size_t{rank} * m_banks_per_rank];
+  while (rk.first_close <= t) {
+    const uint64_t at = rk.first_close;
+    rk.first_close = kNoRow;
+    for (Bank* b = first; b != first + m_banks_per_rank; ++b) {
+      if (b->closes_at == at) {
+        b->closes_at = kNoRow;
+        if (--rk.powered_banks == 0)
+          on_close(rk, at);
+      } else {
+        rk.first_close = std::min(rk.first_close, b->closes_at);
+      }
+    }
+  }
+}
+
+DramTimingState::Background DramTimingState::background(uint32_t rank, uint64_t end) const {
+  // Settle a copy up to `end`: the pending auto-precharges close their banks in time order.
+  Rank rk = m_ranks[rank];
+  const size_t first = size_t{rank} * m_banks_per_rank;
+  std::vector<uint64_t> closes;
+  for (size_t i = first; i < first + m_banks_per_rank; ++i)
+    if (m_banks[i].closes_at <= end)
+      closes.push_back(m_banks[i].closes_at);
+  std::sort(closes.begin(), closes.end());
+  for (const uint64_t at : closes)
+    if (--rk.powered_banks == 0)
+      on_close(rk, at);
+  Background bg{rk.active_cycles, rk.precharged_cycles};
+  if (end < rk.state_since) // the run ended inside a refresh's active part
+    bg.active_cycles -= rk.state_since - end;
+  else if (rk.powered_banks > 0)
+    bg.active_cycles += end - rk.state_since;
+  else
+    bg.precharged_cycles += end - rk.state_since;
+  return bg;
+}
+
+DramActivity DramTimingState::activity(uint64_t end) const {
+  DramActivity a;
+  a.activates = m_counts.activates;
+  a.precharges = m_counts.precharges;
+  a.reads = m_counts.reads;
+  a.writes = m_counts.writes;
+  a.refreshes = m_counts.refreshes;
+  for (uint32_t r = 0; r < rank_count(); ++r) {
+    const Background bg = background(r, end);
+    a.active_cycles += bg.active_cycles;
+    a.precharged_cycles += bg.precharged_cycles;
+  }
+  return a;
 }
 
 } // namespace npu

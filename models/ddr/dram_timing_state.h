@@ -1,7 +1,9 @@
 #pragma once
 
+#include "models/ddr/dram_energy.h"
 #include "models/ddr/dram_spec.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -29,6 +31,7 @@ public:
     uint64_t open_row = kNoRow;
     std::array<uint64_t, 4> next{}; ///< by Kind
     uint32_t group = 0, rank = 0;   ///< flat indices
+    uint64_t closes_at = kNoRow;    ///< cycle its pending auto-precharge starts (energy)
   };
   struct Group {
     std::array<uint64_t, 4> next{}; ///< by Kind (kPre unused)
@@ -39,6 +42,21 @@ public:
     uint32_t act_head = 0;
     uint64_t act_count = 0;
     uint32_t open_banks = 0;
+    // Background energy (DRAMPower's actcycles/precycles): banks open as the device sees
+    // them (an auto-precharge closes its bank when it starts, which may lie ahead), the
+    // cycle the current state began, and the cycles spent with >= 1 bank open or none.
+    uint32_t powered_banks = 0;
+    uint64_t state_since = 0;
+    uint64_t first_close = kNoRow; ///< earliest pending auto-precharge of its banks
+    uint64_t active_cycles = 0, precharged_cycles = 0;
+  };
+  /// Commands that cost energy, over the channel. A precharge counts when it closes a row.
+  struct CommandCounts {
+    uint64_t activates = 0, precharges = 0, reads = 0, writes = 0, refreshes = 0;
+  };
+  /// Cycles of one rank in each background state from cycle 0 to some end.
+  struct Background {
+    uint64_t active_cycles = 0, precharged_cycles = 0;
   };
 
   explicit DramTimingState(const DramSpec& spec);
@@ -76,9 +94,24 @@ public:
   /// write recovery) allow, and the bank closes.
   void auto_precharge(uint32_t bank);
 
+  const CommandCounts& command_counts() const { return m_counts; }
+  /// Cycles of `rank` with >= 1 bank open (and inside a refresh's tRFC - tRP, as DRAMPower
+  /// counts them) and with none, from cycle 0 to `end`, which must not precede the last
+  /// command. The two add up to `end`.
+  Background background(uint32_t rank, uint64_t end) const;
+  /// The commands and every rank's background cycles up to `end`, for dram_energy().
+  DramActivity activity(uint64_t end) const;
+
 private:
   static void raise_to(uint64_t& timer, uint64_t t) { timer = t > timer ? t : timer; }
   bool close(uint32_t bank);
+  /// Cycles of a refresh that DRAMPower counts as active background.
+  uint64_t refresh_active_cycles() const { return m_t.RFC > m_t.RP ? m_t.RFC - m_t.RP : 0; }
+  /// Energy view: the first bank of the rank opens at t, or its last one closes at t.
+  static void on_open(Rank& rk, uint64_t t);
+  static void on_close(Rank& rk, uint64_t t);
+  /// Closes, in order of time, the banks of `rk` whose auto-precharge started by t.
+  void settle(Rank& rk, uint32_t rank, uint64_t t);
 
   DramTiming m_t;
   uint32_t m_banks_per_rank;
@@ -90,6 +123,7 @@ private:
   std::vector<Bank> m_banks;
   std::vector<Group> m_groups;
   std::vector<Rank> m_ranks;
+  CommandCounts m_counts;
 };
 
 // Inline: the controller calls these for every command.
@@ -99,6 +133,11 @@ inline void DramTimingState::activate(uint32_t bank, uint64_t row, uint64_t t) {
   Rank& rk = m_ranks[b.rank];
   b.open_row = row;
   ++rk.open_banks;
+  if (rk.first_close <= t)
+    settle(rk, b.rank, t);
+  if (rk.powered_banks++ == 0)
+    on_open(rk, t);
+  ++m_counts.activates;
   raise_to(b.next[kAct], t + m_t.RC);
   raise_to(b.next[kPre], t + m_t.RAS);
   raise_to(b.next[kRd], t + m_t.RCD);
@@ -112,24 +151,43 @@ inline void DramTimingState::activate(uint32_t bank, uint64_t row, uint64_t t) {
     raise_to(rk.next[kAct], rk.acts[rk.act_head] + m_t.FAW);
 }
 
+inline void DramTimingState::on_open(Rank& rk, uint64_t t) {
+  rk.precharged_cycles += t - rk.state_since;
+  rk.state_since = t;
+}
+
+inline void DramTimingState::on_close(Rank& rk, uint64_t t) {
+  rk.active_cycles += t - rk.state_since;
+  rk.state_since = t;
+}
+
 inline bool DramTimingState::close(uint32_t bank) {
   Bank& b = m_banks[bank];
   if (b.open_row == kNoRow)
     return false;
   b.open_row = kNoRow;
   --m_ranks[b.rank].open_banks;
+  ++m_counts.precharges;
   return true;
 }
 
 inline bool DramTimingState::precharge(uint32_t bank, uint64_t t) {
   raise_to(m_banks[bank].next[kAct], t + m_t.RP);
-  return close(bank);
+  if (!close(bank))
+    return false;
+  Rank& rk = m_ranks[m_banks[bank].rank];
+  if (rk.first_close <= t)
+    settle(rk, m_banks[bank].rank, t);
+  if (--rk.powered_banks == 0)
+    on_close(rk, t);
+  return true;
 }
 
 inline void DramTimingState::column(uint32_t bank, bool is_write, uint64_t t) {
   Bank& b = m_banks[bank];
   Group& g = m_groups[b.group];
   Rank& rk = m_ranks[b.rank];
+  ++(is_write ? m_counts.writes : m_counts.reads);
   if (is_write) {
     raise_to(g.next[kWr], t + m_t.CCD_L);
     raise_to(rk.next[kWr], t + m_t.CCD_S);

@@ -227,6 +227,11 @@ MembenchResult membench_result(const DramSpec& spec,
   r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
   r.wall_s = wall_s;
   r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
+  DramActivity activity;
+  for (const auto& ch : channels)
+    activity += ch->activity(std::max(last_cycle, ch->now()));
+  r.energy = dram_energy(spec, activity);
+  r.energy_pj_per_bit = n ? r.energy.total_pj() / static_cast<double>(n * kLineBytes * 8) : 0.0;
   return r;
 }
 
@@ -339,6 +344,12 @@ int run_membench(const MembenchOptions& options) {
     j["refreshes"] = r.refreshes;
     j["wall_s"] = r.wall_s;
     j["requests_per_wall_s"] = r.requests_per_wall_s;
+    nlohmann::ordered_json parts = nlohmann::ordered_json::object();
+    for (const EnergyPart& p : r.energy.parts)
+      parts[p.name] = p.pj;
+    j["energy"] = {{"total_pj", r.energy.total_pj()},
+                   {"pj_per_bit", r.energy_pj_per_bit},
+                   {"parts_pj", parts}};
     std::cout << j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
     return static_cast<int>(kExitOk);
   });

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cli/limit_options.h"
+#include "models/common/energy.h"
 
 #include <cstdint>
 #include <functional>
@@ -72,6 +73,9 @@ struct MembenchResult {
   uint64_t refreshes = 0;
   double wall_s = 0;
   double requests_per_wall_s = 0;
+  /// DRAM energy from cycle 0 to the last data burst (DRAMPower's method, dram_energy.h).
+  BlockEnergy energy;
+  double energy_pj_per_bit = 0; ///< energy over the bits moved
 };
 
 struct DdrConfig;

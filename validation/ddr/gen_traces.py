@@ -8,6 +8,12 @@ Streams (N = 100,000 64-byte requests each, fixed seeds):
   mix_w25 / mix_w50 / mix_w75 : uniform random lines over 1 GiB, each a write (ST)
                           with probability 0.25 / 0.50 / 0.75
   copy                  : extra, high-locality mix: LD i*64 and ST 512 MiB + i*64 alternating
+Energy streams (N_ENERGY = 20,000 requests, see energy_streams(); the unit test
+tests/models/ddr/dram_energy_validation_test.cpp makes the same requests with the same
+SplitMix64 generator):
+  e_seq_read / e_seq_write : address i * 64
+  e_rand_read              : line splitmix64(i) mod (1 GiB / 64)
+  e_mix_rw                 : the same lines, a write where splitmix64(N_ENERGY + i) is odd
 Usage: gen_traces.py OUTDIR [N]
 """
 import random
@@ -22,6 +28,27 @@ def write(path, reqs):
     with open(path, "w") as f:
         for is_write, addr in reqs:
             f.write(f"{'ST' if is_write else 'LD'} 0x{addr:x}\n")
+
+
+N_ENERGY = 20_000
+MASK64 = (1 << 64) - 1
+
+
+def splitmix64(x):
+    z = (x + 0x9E3779B97F4A7C15) & MASK64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+    return z ^ (z >> 31)
+
+
+def energy_streams(n=N_ENERGY):
+    rand = [splitmix64(i) % SPAN_LINES * LINE for i in range(n)]
+    return {
+        "e_seq_read": [(False, i * LINE) for i in range(n)],
+        "e_seq_write": [(True, i * LINE) for i in range(n)],
+        "e_rand_read": [(False, a) for a in rand],
+        "e_mix_rw": [(splitmix64(n + i) & 1 == 1, a) for i, a in enumerate(rand)],
+    }
 
 
 def main():
@@ -43,6 +70,8 @@ def main():
     for i in range(n // 2):
         copy += [(False, i * LINE), (True, (1 << 29) + i * LINE)]
     write(out / "copy.trace", copy)
+    for name, reqs in energy_streams().items():
+        write(out / f"{name}.trace", reqs)
 
 
 if __name__ == "__main__":

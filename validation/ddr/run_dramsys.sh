@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs one comparison stream through DRAMSys 5.1 and prints one JSON line with its bandwidth:
-# requests x 64 B / DRAMSys's "Total Time" (the last response).
+# requests x 64 B / DRAMSys's "Total Time" (the last response). With MODE power (DRAMPower
+# on), also energy_pj: DRAMSys's "Total Energy" (DRAMPower's total x devices per rank).
 #
 # Needs: DRAMSys built by build_refs.sh, and WORKDIR/traces/STREAM.stl (run_all.sh writes the
 #   traces: gen_traces.py, then to_stl.py). python3.
-# Usage: validation/ddr/run_dramsys.sh STREAM [plain|record] [WORKDIR]
+# Usage: validation/ddr/run_dramsys.sh STREAM [plain|record|power] [WORKDIR]
 #   record also writes DRAMSys's command database (WORKDIR/dramsys-out/*.tdb).
 #   WORKDIR defaults to $WORKDIR, then validation/ddr/work; DRAMSYS overrides the binary
 #   (default WORKDIR/dramsys-build/bin/DRAMSys).
@@ -46,11 +47,13 @@ echo "$OUT" > "$T.$MODE.log"
 N=$(wc -l < "$RES/traces/$T.stl")
 TT=$(echo "$OUT" | grep -m1 "Total Time" | sed 's/.*Total Time: *//')
 [ -n "$TT" ] || { echo "error: no Total Time in $OUTDIR/$T.$MODE.log" >&2; exit 1; }
-/usr/bin/python3 - "$T" "$N" "$TT" <<'PY'
+TE=$(echo "$OUT" | grep -m1 "Total Energy" | sed 's/.*Total Energy: *//; s/ *pJ.*//' || true)
+/usr/bin/python3 - "$T" "$N" "$TT" "$TE" <<'PY'
 import sys
-t, n, tt = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+t, n, tt, te = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 scale = {"s": 1e9, "ms": 1e6, "us": 1e3, "ns": 1.0, "ps": 1e-3}[tt[1]]
 ns = float(tt[0]) * scale
+energy = f',"energy_pj":{float(te):.2f}' if te else ""
 print(f'{{"sim":"dramsys5.1","stream":"{t}","requests":{n},"total_ns":{ns:.3f},'
-      f'"cycles":{ns / 0.625:.0f},"bandwidth_gbps":{n * 64 / ns:.3f}}}')
+      f'"cycles":{ns / 0.625:.0f},"bandwidth_gbps":{n * 64 / ns:.3f}{energy}}}')
 PY

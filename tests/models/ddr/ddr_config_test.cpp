@@ -120,6 +120,36 @@ TEST(DdrConfig, GeometryOverridesReachTheSpec) {
       has(error_of("ddr: {preset: DDR4-3200, bus_width: 32, timing: {CCD_S: 4}}\n"), "ddr.timing"));
 }
 
+TEST(DdrConfig, EnergyOverridesReachThePowerSpec) {
+  const DdrConfig preset = read_text("ddr: {preset: DDR4-3200}\n").ddr;
+  EXPECT_DOUBLE_EQ(preset.spec.power.vdd.idd0_ma, 60.75);
+  EXPECT_DOUBLE_EQ(preset.spec.power.vdd2.volts, 2.5);
+  EXPECT_EQ(preset.spec.power.device_width_bits, 8u);
+  const PlatformConfig p =
+      read_text("ddr: {preset: DDR4-3200, energy: {IDD0_mA: 70, VDD2_V: 0, IDD4R2_mA: 3,\n"
+                "      io_read_pj_per_bit: 2.5, device_width: 16}}\n");
+  const DramPowerSpec& w = p.ddr.spec.power;
+  EXPECT_DOUBLE_EQ(w.vdd.idd0_ma, 70);
+  EXPECT_DOUBLE_EQ(w.vdd.idd3n_ma, 44); // untouched keys keep the preset's value
+  EXPECT_DOUBLE_EQ(w.vdd2.volts, 0);
+  EXPECT_DOUBLE_EQ(w.vdd2.idd4r_ma, 3);
+  EXPECT_DOUBLE_EQ(w.io_read_pj_per_bit, 2.5);
+  EXPECT_EQ(w.device_width_bits, 16u);
+  // Not in the effective config (the report does not carry energy yet).
+  EXPECT_FALSE(p.effective["ddr"].contains("energy"));
+
+  std::string e = error_of("ddr: {energy: {IDD0_ma: 60}}\n");
+  EXPECT_TRUE(has(e, "ddr.energy.IDD0_ma")) << e;
+  EXPECT_TRUE(has(e, "did you mean 'IDD0_mA'")) << e;
+  e = error_of("ddr: {energy: {IDD0: 60}}\n"); // too far for a hint: every key is listed
+  EXPECT_TRUE(has(e, "ddr.energy.IDD0")) << e;
+  EXPECT_TRUE(has(e, "IDD0_mA, IDD2N_mA")) << e;
+  e = error_of("ddr: {energy: {IDD3N_mA: -1}}\n");
+  EXPECT_TRUE(has(e, "ddr.energy.IDD3N_mA")) << e;
+  e = error_of("ddr: {energy: {VDD_V: high}}\n");
+  EXPECT_TRUE(has(e, "ddr.energy.VDD_V")) << e;
+}
+
 TEST(DdrConfig, StrictErrorsNameTheKey) {
   std::string e = error_of("ddr: {timing: {CLL: 20}}\n");
   EXPECT_TRUE(has(e, "ddr.timing.CLL")) << e;

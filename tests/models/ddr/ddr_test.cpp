@@ -60,6 +60,28 @@ TEST(Ddr, WrittenBytesReadBackThroughBTransportAndDebugPath) {
   EXPECT_EQ(test::stat(s, "writes"), 16);
   EXPECT_EQ(test::stat(s, "read_bytes"), 1000);
   EXPECT_EQ(test::stat(s, "write_bytes"), 1000);
+
+  // Energy: the 16 reads and 16 writes, and the open rows in active standby up to the end.
+  const BlockEnergy e = ddr.energy(now_ps());
+  EXPECT_EQ(e.block, "ddr");
+  double sum = 0;
+  for (const EnergyPart& p : e.parts)
+    sum += p.pj;
+  EXPECT_EQ(e.total_pj(), sum);
+  const auto part = [](const BlockEnergy& b, const char* name) {
+    for (const EnergyPart& p : b.parts)
+      if (p.name == name)
+        return p.pj;
+    return -1.0;
+  };
+  // LPDDR4-3200: VDDQ read / write energy 3.22 / 1.18 pJ per bit.
+  EXPECT_NEAR(part(e, "io"), 16 * 512 * (3.22265625 + 1.181640625), 1e-6);
+  EXPECT_GT(part(e, "activate"), 0);
+  // One microsecond (1600 clocks) later, the open rows add active standby only.
+  const BlockEnergy later = ddr.energy(now_ps() + 1000000);
+  EXPECT_NEAR(part(later, "background_active") - part(e, "background_active"),
+              1600 * 0.625 * (2.25 * 1.8 + 30 * 1.1), 1e-6);
+  EXPECT_EQ(part(later, "background_precharged"), part(e, "background_precharged"));
 }
 
 TEST(Ddr, AccessOutsideTheDeviceIsAnAddressErrorAndChangesNothing) {

@@ -156,6 +156,17 @@ TEST_F(MembenchCli, PrintsOneJsonObjectWithEveryField) {
     EXPECT_TRUE(j.contains(key)) << key;
   for (const char* key : {"mean", "p50", "p99"})
     EXPECT_TRUE(j["read_latency_ns"].contains(key)) << key;
+  // DRAM energy: the parts add up to the total; pJ per bit over the 100,000 x 512 bits.
+  ASSERT_TRUE(j.contains("energy"));
+  double sum = 0;
+  for (const auto& [name, pj] : j["energy"]["parts_pj"].items())
+    sum += pj.get<double>();
+  EXPECT_EQ(j["energy"]["parts_pj"].size(), 8u);
+  EXPECT_NEAR(sum, j["energy"]["total_pj"].get<double>(), 1e-6 * sum);
+  EXPECT_NEAR(j["energy"]["pj_per_bit"].get<double>(),
+              j["energy"]["total_pj"].get<double>() / (100000 * 512.0), 1e-9);
+  EXPECT_GT(j["energy"]["parts_pj"]["read"].get<double>(), 0);
+  EXPECT_EQ(j["energy"]["parts_pj"]["write"].get<double>(), 0);
   EXPECT_EQ(j["requests"], 100000);
   EXPECT_EQ(j["reads"], 100000);
   EXPECT_LE(j["bandwidth_gbps"].get<double>(), kRefreshAdjustedPeakGbps);

@@ -2,6 +2,7 @@
 
 #include "config/section.h"
 #include "config/units.h"
+#include "platform/energy_config.h"
 
 #include <functional>
 
@@ -57,6 +58,7 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
     cfg::Section section = top.section(name);
     reader(section, c);
   }
+  read_energy_config(top, c);
   cfg::Section limits = top.section("limits");
   const SimLimits defaults;
   c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs,

@@ -43,6 +43,15 @@ const std::vector<std::string>& block_names() {
   return names;
 }
 
+std::vector<std::string> energy_block_names(const PlatformConfig& config) {
+  std::vector<std::string> names{"host", "interconnect"};
+  if (config.interconnect.pcie.enabled)
+    names.emplace_back("pcie");
+  for (const char* name : {"dma", "sram", "icache", "scheduler", "compute"})
+    names.emplace_back(name);
+  return names;
+}
+
 PlatformConfig read_platform_config(const cfg::Node& root, const std::string& file) {
   PlatformConfig c;
   c.file = file;

@@ -62,6 +62,9 @@ struct PlatformConfig {
 /// Names of the top-level block sections, in platform order.
 const std::vector<std::string>& block_names();
 
+/// Names of the entries of Platform::energy() for `config`, in its order.
+std::vector<std::string> energy_block_names(const PlatformConfig& config);
+
 /// Reads a config tree (after extends and overrides). Throws InputError.
 PlatformConfig read_platform_config(const cfg::Node& root, const std::string& file);
 

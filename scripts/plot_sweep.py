@@ -106,6 +106,11 @@ def scaled(unit, largest):
         return "GiB", 1 / 1024**3
     if unit == "B/s":
         return "GB/s", 1e-9
+    if unit == "pJ":
+        for name, factor in (("pJ", 1), ("nJ", 1e-3), ("uJ", 1e-6), ("mJ", 1e-9)):
+            if largest * factor < 1000:
+                return name, factor
+        return "J", 1e-12
     return unit, 1
 
 
@@ -117,7 +122,7 @@ class Axis:
         leaf = parts[-1] if parts else column
         unit, stem = None, leaf
         for suffix, u in (("_bytes_per_s", "B/s"), ("_gbps", "GB/s"), ("_ns", "ns"),
-                          ("_s", "s")):
+                          ("_pj", "pJ"), ("_w", "W"), ("_js", "J s"), ("_s", "s")):
             if leaf.endswith(suffix):
                 unit, stem = u, leaf[: -len(suffix)]
                 break

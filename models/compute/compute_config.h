@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 #include "models/compute/op.h"
 
 #include <cstdint>
@@ -19,6 +20,7 @@ struct ComputeConfig {
 
   /// The parts the cost formulas use.
   ComputeModel model() const { return {array, dataflow, vector_lanes}; }
+  ComputeEnergy energy; ///< per MAC, per vector op, leakage (filled from `energy.compute`)
 };
 
 /// Reads the `compute` section; its `frequency` defaults to `clock_hz`, the config's clock.

@@ -195,6 +195,7 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
             static_cast<double>(tile.cycles) * m_config.vector_lanes / static_cast<double>(per_op);
       }
       m_macs += tile.macs;
+      m_macs_by_dtype[static_cast<size_t>(op.dtype)] += tile.macs;
       m_vector_ops += tile.vector_ops;
       result.macs += tile.macs;
       result.vector_ops += tile.vector_ops;
@@ -335,6 +336,19 @@ StatGroup ComputeUnit::stats(uint64_t simulated_ps) const {
 double ComputeUnit::idle_ns(uint64_t simulated_ps) const {
   const uint64_t accounted = m_busy_ps.ps() + m_memory_stall_ps.ps() + m_instruction_stall_ps.ps();
   return static_cast<double>(simulated_ps > accounted ? simulated_ps - accounted : 0) / 1000.0;
+}
+
+BlockEnergy ComputeUnit::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"compute.unit" + std::to_string(m_index), {}};
+  const MacEnergy& mac = m_config.energy.mac;
+  const std::array<double, 4> mac_pj{mac.int8_pj, mac.fp16_pj, mac.bf16_pj, mac.fp32_pj};
+  for (size_t t = 0; t < mac_pj.size(); ++t)
+    if (m_macs_by_dtype[t] > 0)
+      e.add("mac_" + dtype_names()[t], static_cast<double>(m_macs_by_dtype[t]) * mac_pj[t]);
+  e.add("vector", static_cast<double>(m_vector_ops.count()) * m_config.energy.vector_op_pj);
+  const double macs = static_cast<double>(m_config.array.rows) * m_config.array.cols;
+  e.add("static", static_pj(m_config.energy.static_mw_per_mac * macs, simulated_ps));
+  return e;
 }
 
 } // namespace npu

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/worker_pool.h"
 #include "models/compute/compute_config.h"
@@ -11,6 +12,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -50,6 +52,8 @@ public:
     return icache->resident_lines(addr, bytes);
   }
   StatGroup stats(uint64_t simulated_ps) const;
+  /// MACs by data type, vector operations and leakage over `simulated_ps`.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   struct PendingStore {
@@ -153,6 +157,7 @@ private:
         return m_peak_vector_ops > 0 ? static_cast<double>(m_vector_ops.count()) / m_peak_vector_ops
                                      : 0;
       }};
+  std::array<uint64_t, 4> m_macs_by_dtype{}; ///< useful MACs, indexed by DType
   Stat m_macs{m_stats, "macs", "count", "useful multiply-accumulates"};
   Stat m_vector_ops{m_stats, "vector_ops", "count", "useful vector element operations"};
   Stat m_tiles{m_stats, "tiles", "count", "SRAM tiles computed"};

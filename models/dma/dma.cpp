@@ -103,6 +103,8 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   }
   m_bursts += issued;
   channel.bytes += t.bytes();
+  if (tag.who == Initiator::Compute)
+    m_kernel_bytes += t.bytes();
   ++channel.transfers;
   channel.busy_ps += to_ps(sc_core::sc_time_stamp()) - begin;
   if (m_trace)
@@ -299,6 +301,15 @@ double DmaEngine::bandwidth_gbps(uint64_t simulated_ps) const {
 
 double DmaEngine::busy_gbps(uint64_t bytes, uint64_t busy_ps) {
   return busy_ps ? bytes / (static_cast<double>(busy_ps) * 1e-12) / 1e9 : 0;
+}
+
+BlockEnergy DmaEngine::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"dma", {}};
+  const uint64_t bytes = totals().bytes;
+  e.add("kernel_bytes", static_cast<double>(m_kernel_bytes) * m_config.energy.per_byte_pj);
+  e.add("copy_bytes", static_cast<double>(bytes - m_kernel_bytes) * m_config.energy.per_byte_pj);
+  e.add("static", static_pj(m_config.energy.static_mw, simulated_ps));
+  return e;
 }
 
 } // namespace npu

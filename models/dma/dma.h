@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -50,6 +51,8 @@ public:
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
   StatGroup stats(uint64_t simulated_ps) const;
+  /// Bytes moved for kernels (requested by a compute unit) and for copies, and leakage.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   struct Channel {
@@ -166,6 +169,7 @@ private:
   StatRegistry m_stats{"dma"};
   DerivedStat m_transfers{m_stats, "transfers", "count", "completed transfers",
                           [this](uint64_t) { return static_cast<double>(totals().transfers); }};
+  uint64_t m_kernel_bytes = 0; ///< bytes of transfers a compute unit asked for
   Stat m_bursts{m_stats, "bursts", "count", "read-then-write bursts moved"};
   DerivedStat m_bytes{m_stats, "bytes", "bytes", "bytes copied",
                       [this](uint64_t) { return static_cast<double>(totals().bytes); }};

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 
 #include <cstdint>
 
@@ -14,6 +15,7 @@ struct DmaConfig {
   uint64_t buffer_bytes = 0;          ///< read data in flight per channel; 0: outstanding x burst
   uint64_t setup_latency_ps = 100000; ///< descriptor decode and channel start
   double frequency_hz = 1e9;          ///< issue clock: one burst per cycle at most
+  DmaEnergy energy;                   ///< per byte, leakage (filled from `energy.dma`)
 };
 
 /// Reads the `dma` section; its `frequency` defaults to `clock_hz`, the config's clock.

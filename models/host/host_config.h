@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 
 #include <cstdint>
 #include <string>
@@ -25,6 +26,7 @@ struct HostConfig {
   uint64_t doorbell_ps = 200000;            ///< posted MMIO write until the device has it
   uint64_t interrupt_latency_ps = 15000000; ///< completion record to host thread running
   uint64_t poll_interval_ps = 1000000;      ///< between two reads of the completion record
+  HostEnergy energy;                        ///< power per thread state (filled from `energy.host`)
 };
 
 HostConfig read_host_config(cfg::Section& section);

@@ -104,7 +104,7 @@ void HostCpu::learn(uint64_t command_id) {
 void HostCpu::busy(uint64_t duration_ps) {
   sc_core::wait(m_ahead + ps(duration_ps));
   m_ahead = sc_core::SC_ZERO_TIME;
-  m_busy_ps += duration_ps;
+  count_busy(duration_ps);
 }
 
 void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& what,
@@ -134,7 +134,10 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
         sc_core::sc_pause();
         sc_core::wait(m_never);
       }
+      const Activity was = m_activity; // a full ring polled for inside a submission
+      m_activity = Activity::Poll;
       busy(m_config.poll_interval_ps);
+      m_activity = was;
     }
     trace_call("polling", start);
   }
@@ -157,7 +160,7 @@ void HostCpu::poll_landed() {
 
 void HostCpu::run_ahead(uint64_t duration_ps) {
   m_ahead += ps(duration_ps);
-  m_busy_ps += duration_ps;
+  count_busy(duration_ps);
 }
 
 void HostCpu::driver_call() {
@@ -185,7 +188,7 @@ void HostCpu::write_mem(uint64_t addr, const uint8_t* data, uint32_t len) {
                m_ahead) != tlm::TLM_OK_RESPONSE)
     throw SimulationError("driver: write to device address " + std::to_string(addr) + " failed");
   // The host runs on once the response is back (the returned delay, left in m_ahead).
-  m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead) - before;
+  count_busy(to_ps(sc_core::sc_time_stamp() + m_ahead) - before);
   if (m_trace)
     m_trace->slice(TraceTrack::Driver, 0, "ring write", before, now_ps(), m_trace_launch);
 }
@@ -253,7 +256,7 @@ void HostCpu::ring_doorbell(uint32_t q) {
                address_map::kRegsBase + address_map::doorbell_offset(q),
                reinterpret_cast<uint8_t*>(&index), 8, tag, m_ahead) != tlm::TLM_OK_RESPONSE)
     throw SimulationError("driver: doorbell write to queue " + std::to_string(q) + " failed");
-  m_busy_ps += to_ps(sc_core::sc_time_stamp() + m_ahead - before);
+  count_busy(to_ps(sc_core::sc_time_stamp() + m_ahead - before));
   if (m_trace)
     m_trace->slice(TraceTrack::Driver, 0, "doorbell", to_ps(before), now_ps(), m_trace_launch);
   // The host runs on from the write's acceptance (m_ahead): the next call that touches
@@ -269,7 +272,9 @@ uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint
 
 std::vector<uint8_t> HostCpu::pack(const LaunchRequest& r) {
   const std::vector<uint8_t> args = encode_args(r.args);
+  m_activity = Activity::Prepare;
   busy(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
+  m_activity = Activity::Other;
   return args;
 }
 
@@ -307,6 +312,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     rec.t_ps[1] = rec.t_ps[0];
     launches.push_back(rec.launch_id);
   }
+  m_activity = Activity::Submit;
   driver_call();
   const uint32_t stream = requests.front().stream;
   for (size_t i = 0; i < requests.size(); ++i) {
@@ -315,6 +321,7 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
   }
   ring_doorbell(queue_of(stream));
+  m_activity = Activity::Other;
   m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   // A launch leaves the log once complete, which a sync list waits for: the trace takes
   // its copies of the records now.
@@ -351,10 +358,13 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   // Packing and the driver call touch only host state: the host runs ahead through
   // them and the ring writes sync to its time (TLM-2.0 loosely timed style).
   const std::vector<uint8_t> args = encode_args(r.args);
+  m_activity = Activity::Prepare;
   run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
   m_log.at(launch_id).t_ps[1] = now_ps();
+  m_activity = Activity::Submit;
   driver_call();
   const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
+  m_activity = Activity::Other;
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
   m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   LaunchRecord& rec = m_log.at(launch_id);
@@ -524,6 +534,23 @@ HostCpu::describe_stream_wait(uint32_t stream,
 
 StatGroup HostCpu::stats() const {
   return m_stats.collect();
+}
+
+BlockEnergy HostCpu::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"host", {}};
+  const HostEnergy& w = m_config.energy;
+  const auto busy_pj = [&](Activity a) {
+    return static_cast<double>(m_busy_by[static_cast<size_t>(a)]) * w.busy_w; // W x ps = pJ
+  };
+  e.add("prepare", busy_pj(Activity::Prepare));
+  e.add("submit", busy_pj(Activity::Submit));
+  e.add("busy_other", busy_pj(Activity::Other));
+  e.add("polling",
+        static_cast<double>(m_busy_by[static_cast<size_t>(Activity::Poll)]) * w.polling_w);
+  e.add("sleeping", static_cast<double>(m_blocked_ps) * w.sleeping_w);
+  const uint64_t awake = m_busy_ps + m_blocked_ps;
+  e.add("idle", static_cast<double>(simulated_ps - std::min(simulated_ps, awake)) * w.idle_w);
+  return e;
 }
 
 } // namespace npu

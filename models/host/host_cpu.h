@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/launch_log.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -12,6 +13,7 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <array>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -106,8 +108,19 @@ public:
                                    const std::function<std::string(uint32_t)>& stream_name,
                                    const std::function<std::string(uint32_t)>& event_name) const;
   StatGroup stats() const;
+  /// Busy time by what the thread did (preparing and submitting launches, polling,
+  /// other driver and user work), sleeping waits and idle time up to `simulated_ps`,
+  /// each at its power.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
+  /// What busy host time is spent on, for energy by launch phase.
+  enum class Activity : uint8_t { Prepare, Submit, Poll, Other };
+  /// Counts `duration_ps` of busy time toward the current activity.
+  void count_busy(uint64_t duration_ps) {
+    m_busy_ps += duration_ps;
+    m_busy_by[static_cast<size_t>(m_activity)] += duration_ps;
+  }
   struct CommandState {
     CommandType type = CommandType::Kernel;
     uint32_t stream = 0;
@@ -190,6 +203,8 @@ private:
   uint64_t m_end_ps = 0;
   uint64_t m_busy_ps = 0;
   uint64_t m_blocked_ps = 0;
+  Activity m_activity = Activity::Other;
+  std::array<uint64_t, 4> m_busy_by{}; ///< busy time per Activity
 
   StatRegistry m_stats{"host"};
   Stat m_launches{m_stats, "launches", "count", "kernel launches submitted"};

@@ -156,4 +156,13 @@ double ICacheL2::hit_rate() const {
   return lookups ? static_cast<double>(m_hits.count() + m_merged.count()) / lookups : 0;
 }
 
+BlockEnergy ICache::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"icache.unit" + std::to_string(m_unit), {}};
+  e.add("lookup", static_cast<double>(hits() + misses()) * m_config.energy.lookup_pj);
+  e.add("fill", static_cast<double>(misses()) * m_config.energy.fill_pj);
+  const double mib = static_cast<double>(m_config.size_bytes) / (1 << 20);
+  e.add("static", static_pj(m_config.energy.static_mw_per_mib * mib, simulated_ps));
+  return e;
+}
+
 } // namespace npu

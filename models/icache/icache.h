@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
@@ -54,6 +55,8 @@ public:
   uint64_t evictions() const { return m_evictions.count(); }
   uint64_t fetch_stall_ps() const { return m_fetch.ps; }
   StatGroup stats() const;
+  /// Lookups (every line checked, hit or miss), fills (misses) and leakage.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   struct Counts {

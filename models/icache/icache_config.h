@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 
 #include <cstdint>
 
@@ -22,6 +23,7 @@ struct ICacheConfig {
   uint32_t tags_per_cycle = 4;    ///< tag checks per cycle while scanning a binary
   double frequency_hz = 1e9;
   ICacheL2Config l2;
+  ICacheEnergy energy; ///< per lookup, per fill, leakage (filled from `energy.icache`)
 };
 
 /// Reads the `icache` section; its `frequency` defaults to `clock_hz`, the config's clock.

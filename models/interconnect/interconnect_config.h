@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 #include "models/common/tlm_util.h"
 
 #include <cstdint>
@@ -20,6 +21,7 @@ struct PcieConfig {
 
   /// Data bytes per second of one direction after encoding, before packet overhead.
   double raw_bytes_per_s() const { return lanes * rate_gts * 1e9 * 128.0 / 130.0 / 8.0; }
+  PcieEnergy energy; ///< per bit (filled from `energy.pcie`)
 };
 
 /// Address-mapped router between initiators (host, scheduler, DMA, caches) and
@@ -33,6 +35,7 @@ struct InterconnectConfig {
   PcieConfig pcie;
   uint64_t host_memory_bytes = 64ull << 30; ///< host DRAM behind the link (discrete only)
   uint64_t host_memory_latency_ps = 80000;  ///< host DRAM access latency
+  InterconnectEnergy energy; ///< per byte and hop, leakage (filled from `energy.interconnect`)
 };
 
 InterconnectConfig read_interconnect_config(cfg::Section& section);

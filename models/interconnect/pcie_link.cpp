@@ -140,4 +140,13 @@ StatGroup PcieLink::stats(uint64_t simulated_ps) const {
   return m_stats.collect(simulated_ps);
 }
 
+BlockEnergy PcieLink::energy(uint64_t) const {
+  BlockEnergy e{"pcie", {}};
+  const double bytes = static_cast<double>(m_down.bytes.count() + m_up.bytes.count()) +
+                       static_cast<double>(m_down.packets.count() + m_up.packets.count()) *
+                           static_cast<double>(m_config.packet_overhead_bytes);
+  e.add("link", bytes * 8 * m_config.energy.per_bit_pj);
+  return e;
+}
+
 } // namespace npu

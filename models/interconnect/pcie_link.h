@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
@@ -32,6 +33,8 @@ public:
   PcieLink(sc_core::sc_module_name name, const PcieConfig& config);
 
   StatGroup stats(uint64_t simulated_ps) const;
+  /// Bits on the wire both ways (payload and packet overhead).
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   /// `name`: where the bytes flow (a device read of host memory flows to_device);

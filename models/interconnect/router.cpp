@@ -49,6 +49,8 @@ uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
   delay = ps(start) - sc_core::sc_time_stamp();
   ++r.transactions;
   r.bytes += len;
+  const auto* ext = payload.get_extension<NpuExtension>();
+  m_bytes_by_initiator[static_cast<size_t>(ext ? ext->who : Initiator::Unknown)] += len;
   return start + occupancy;
 }
 
@@ -110,6 +112,16 @@ unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
 
 StatGroup Router::stats(uint64_t simulated_ps) const {
   return m_stats.collect(simulated_ps);
+}
+
+BlockEnergy Router::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"interconnect", {}};
+  constexpr double kHops = 2;
+  for (size_t who = 0; who < m_bytes_by_initiator.size(); ++who)
+    e.add(std::string(initiator_name(static_cast<Initiator>(who))) + "_bytes",
+          static_cast<double>(m_bytes_by_initiator[who]) * kHops * m_config.energy.per_byte_hop_pj);
+  e.add("static", static_pj(m_config.energy.static_mw, simulated_ps));
+  return e;
 }
 
 } // namespace npu

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/common/busy_calendar.h"
+#include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -11,6 +12,7 @@
 #include <tlm_utils/multi_passthrough_initiator_socket.h>
 #include <tlm_utils/multi_passthrough_target_socket.h>
 
+#include <array>
 #include <deque>
 #include <string>
 
@@ -36,6 +38,9 @@ public:
   void map(uint64_t base, uint64_t size, const std::string& name, bool deferred = false);
 
   StatGroup stats(uint64_t simulated_ps) const;
+  /// Bytes per initiator over two hops each (initiator to router, router to target), and
+  /// leakage.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   struct Region {
@@ -73,6 +78,8 @@ private:
   std::deque<Region> m_regions; ///< a deque: regions hold registered statistics
   PointerMap<tlm::tlm_generic_payload, Pending> m_pending;
 
+  /// Bytes routed, indexed by the initiator of the payload (Initiator).
+  std::array<uint64_t, 6> m_bytes_by_initiator{};
   StatRegistry m_stats{"interconnect"};
   StatList m_region_stats{m_stats}; ///< each region's, in map order
   Stat m_decode_errors{m_stats, "decode_errors", "count", "accesses to unmapped addresses"};

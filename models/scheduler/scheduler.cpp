@@ -521,4 +521,18 @@ Scheduler::Queue::Queue(uint32_t index)
                   return end ? static_cast<double>(nonempty) / static_cast<double>(end) : 0;
                 }) {}
 
+BlockEnergy Scheduler::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"scheduler", {}};
+  const uint64_t kernels = m_kernels_dispatched.count();
+  const uint64_t others = m_fetched.count() - std::min(m_fetched.count(), kernels);
+  const double kernel_cycles =
+      static_cast<double>(kernels) * (m_config.decode_cycles + m_config.dispatch_cycles);
+  const double other_cycles = static_cast<double>(others) * m_config.decode_cycles +
+                              static_cast<double>(m_event_ops.count()) * m_config.event_cycles;
+  e.add("kernel_commands", kernel_cycles * m_config.energy.cycle_pj);
+  e.add("other_commands", other_cycles * m_config.energy.cycle_pj);
+  e.add("static", static_pj(m_config.energy.static_mw, simulated_ps));
+  return e;
+}
+
 } // namespace npu

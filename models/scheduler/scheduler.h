@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/launch_log.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -69,6 +70,9 @@ public:
   describe_pending(const std::function<std::string(uint64_t)>& event_name) const;
   /// The scheduler's group, then one group per hardware queue that was used.
   std::vector<StatGroup> stats(uint64_t simulated_ps) const;
+  /// Command-processor cycles (decode, dispatch, event work) of kernel commands and of
+  /// the others, and leakage.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
   /// What released a command: the completion of `launch` (-1: the host's submission),

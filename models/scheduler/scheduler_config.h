@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 #include "models/scheduler/dispatch_policy.h"
 
 #include <cstdint>
@@ -18,6 +19,7 @@ struct SchedulerConfig {
   uint32_t event_cycles = 10;    ///< an event record (semaphore release) or a passing wait
   uint32_t max_running = 0;      ///< kernels running at once; 0 = number of units
   double frequency_hz = 1e9;
+  SchedulerEnergy energy; ///< per cycle, leakage (filled from `energy.scheduler`)
 };
 
 /// Reads the `scheduler` section; its `frequency` defaults to `clock_hz`, the config's clock.

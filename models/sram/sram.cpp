@@ -84,4 +84,14 @@ double Sram::utilization(uint64_t simulated_ps) const {
   return capacity > 0 ? busy / capacity : 0;
 }
 
+BlockEnergy Sram::energy(uint64_t simulated_ps) const {
+  BlockEnergy e{"sram", {}};
+  const double bank_accesses =
+      static_cast<double>(m_bytes.count()) / static_cast<double>(m_config.bank_width_bytes);
+  e.add("access", bank_accesses * m_config.energy.access_pj);
+  const double mib = static_cast<double>(m_config.size_bytes) / (1 << 20);
+  e.add("static", static_pj(m_config.energy.static_mw_per_mib * mib, simulated_ps));
+  return e;
+}
+
 } // namespace npu

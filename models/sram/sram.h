@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -25,6 +26,8 @@ public:
 
   SparseMemory& storage() { return m_memory; }
   StatGroup stats(uint64_t simulated_ps) const;
+  /// Bank-wide accesses (bytes moved over the bank width) and leakage over `simulated_ps`.
+  BlockEnergy energy(uint64_t simulated_ps) const;
 
   /// Carves [offset, offset+bytes) for `owner`; throws SimulationError when it does not fit.
   uint64_t allocate(uint64_t bytes, uint64_t align, const std::string& owner);

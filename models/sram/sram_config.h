@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/section.h"
+#include "models/common/energy_params.h"
 
 #include <cstdint>
 
@@ -15,7 +16,8 @@ struct SramConfig {
   uint32_t latency_cycles = 2;    ///< access pipeline depth
   double frequency_hz = 1e9;
   uint64_t buffer_bytes =
-      64ull << 10; ///< reserved for testbench buffers; the rest is split among units
+      64ull << 10;   ///< reserved for testbench buffers; the rest is split among units
+  SramEnergy energy; ///< per access, leakage (filled from `energy.sram`)
 };
 
 /// Reads the `sram` section; its `frequency` defaults to `clock_hz`, the config's clock.

@@ -2,6 +2,8 @@
 
 #include "models/common/address_map.h"
 
+#include <algorithm>
+
 namespace npu {
 
 PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes) {
@@ -154,6 +156,43 @@ std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
     out.push_back(std::move(g));
   for (const auto& u : m_units)
     out.push_back(u->stats(simulated_ps));
+  return out;
+}
+
+namespace {
+
+/// Adds `from`'s parts to `into`'s parts of the same name (appending new names).
+void merge_parts(BlockEnergy& into, const BlockEnergy& from) {
+  for (const EnergyPart& p : from.parts) {
+    auto it = std::find_if(into.parts.begin(), into.parts.end(),
+                           [&](const EnergyPart& q) { return q.name == p.name; });
+    if (it == into.parts.end())
+      into.parts.push_back(p);
+    else
+      it->pj += p.pj;
+  }
+}
+
+} // namespace
+
+std::vector<BlockEnergy> Platform::energy(uint64_t simulated_ps) const {
+  std::vector<BlockEnergy> out;
+  out.push_back(m_host->energy(simulated_ps));
+  out.push_back(m_router->energy(simulated_ps));
+  if (m_pcie)
+    out.push_back(m_pcie->energy(simulated_ps));
+  out.push_back(m_ddr->energy(simulated_ps));
+  out.push_back(m_dma->energy(simulated_ps));
+  out.push_back(m_sram->energy(simulated_ps));
+  BlockEnergy icache{"icache", {}};
+  for (const auto& ic : m_icaches)
+    merge_parts(icache, ic->energy(simulated_ps));
+  out.push_back(std::move(icache));
+  out.push_back(m_scheduler->energy(simulated_ps));
+  BlockEnergy compute{"compute", {}};
+  for (const auto& u : m_units)
+    merge_parts(compute, u->energy(simulated_ps));
+  out.push_back(std::move(compute));
   return out;
 }
 

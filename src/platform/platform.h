@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/energy.h"
 #include "models/common/launch_log.h"
 #include "models/common/stats.h"
 #include "models/compute/compute_unit.h"
@@ -54,6 +55,9 @@ public:
 
   /// Statistics of every block; `icache` sums the per-unit caches.
   std::vector<StatGroup> stats(uint64_t simulated_ps) const;
+  /// Energy of every block over `simulated_ps`, in platform order; the compute units and
+  /// their instruction caches each summed into one entry ("compute", "icache").
+  std::vector<BlockEnergy> energy(uint64_t simulated_ps) const;
 
 private:
   PlatformConfig m_config;

@@ -2,6 +2,7 @@
 
 #include "config/section.h"
 #include "config/units.h"
+#include "platform/energy_config.h"
 
 #include <functional>
 
@@ -42,6 +43,16 @@ const std::vector<std::string>& block_names() {
   return names;
 }
 
+std::vector<std::string> energy_block_names(const PlatformConfig& config) {
+  std::vector<std::string> names{"host", "interconnect"};
+  if (config.interconnect.pcie.enabled)
+    names.emplace_back("pcie");
+  names.emplace_back("ddr");
+  for (const char* name : {"dma", "sram", "icache", "scheduler", "compute"})
+    names.emplace_back(name);
+  return names;
+}
+
 PlatformConfig read_platform_config(const cfg::Node& root, const std::string& file) {
   PlatformConfig c;
   c.file = file;
@@ -57,6 +68,7 @@ PlatformConfig read_platform_config(const cfg::Node& root, const std::string& fi
     cfg::Section section = top.section(name);
     reader(section, c);
   }
+  read_energy_config(top, c);
   cfg::Section limits = top.section("limits");
   const SimLimits defaults;
   c.limits.sim_time_ps = limits.time_ps("sim_time", defaults.sim_time_ps, SimLimits::kMinSimTimePs,

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "config/node.h"
+#include "models/common/energy_params.h"
 #include "models/compute/compute_config.h"
 #include "models/ddr/ddr_config.h"
 #include "models/dma/dma_config.h"
@@ -50,11 +51,19 @@ struct PlatformConfig {
   SchedulerConfig scheduler;
   ComputeConfig compute;
   SimLimits limits;
+  /// Section `technology`: the node and supply the energy defaults are scaled to.
+  Technology technology;
+  /// Section `energy`, key `enabled`: false skips the energy report (the blocks' counters
+  /// still run; see scripts/bench_energy.sh).
+  bool energy_enabled = true;
   nlohmann::ordered_json effective; ///< every key with its value after defaults
 };
 
 /// Names of the top-level block sections, in platform order.
 const std::vector<std::string>& block_names();
+
+/// Names of the entries of Platform::energy() for `config`, in its order.
+std::vector<std::string> energy_block_names(const PlatformConfig& config);
 
 /// Reads a config tree (after extends and overrides). Throws InputError.
 PlatformConfig read_platform_config(const cfg::Node& root, const std::string& file);

@@ -1,6 +1,7 @@
 #include "report/report.h"
 
 #include "common/utf8.h"
+#include "report/energy_report.h"
 #include "report/report_detail.h"
 
 #include <algorithm>
@@ -366,6 +367,8 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   j["utilisation"] = utilisation_json(j["blocks"], report.simulated_ps);
   j["peaks"] = peaks_json(report.peaks);
   j["layers"] = layers_json(layer_figures(table, report.simulated_ps, report.peaks));
+  if (!report.energy.empty())
+    j["energy"] = energy_json(report.energy, report.technology, table, report.simulated_ps);
   return j;
 }
 

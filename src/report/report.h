@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/output_path.h"
+#include "models/common/energy.h"
 #include "models/common/launch_record.h"
 #include "models/common/stats.h"
 #include "report/analysis.h"
@@ -79,6 +80,9 @@ struct RunReport {
   std::vector<KernelTiling> tilings; ///< per loaded kernel, in load order
   Peaks peaks;                       ///< the config's peak MAC rate and DDR bandwidth
   Leaks leaks;
+  /// Each block's energy (empty: energy accounting off) and what it assumes.
+  std::vector<BlockEnergy> energy;
+  std::string technology;
   uint64_t simulated_ps = 0;
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };

@@ -1,3 +1,4 @@
+#include "report/energy_report.h"
 #include "report/report.h"
 #include "report/report_detail.h"
 
@@ -344,6 +345,7 @@ void print_text(std::ostream& out, const Json& report, const SummaryOptions& opt
   print_utilisation(out, report);
   print_events(out, json_member(report, "events"));
   print_blocks(out, report);
+  print_energy(out, report);
   // The only line that differs between identical runs, so it comes last.
   out << fmt::format("\nwall time: {:.3f} s\n", number(sim, "wall_s"));
 }
@@ -422,6 +424,7 @@ void print_csv(std::ostream& out, const Json& report) {
     for (const auto& [name, value] : stats.items())
       row("stat", block, name, value,
           json_member(units, block + "." + name).value("unit", std::string()));
+  energy_csv_rows(report, row);
   row("run", "", "wall_time", sim.value("wall_s", Json(0)), "s");
 }
 

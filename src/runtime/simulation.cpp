@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "config/units.h"
 #include "models/common/tlm_util.h"
+#include "platform/energy_config.h"
 #include "platform/platform.h"
 #include "runtime/progress_monitor.h"
 
@@ -204,6 +205,10 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.host.blocked_ps = host.blocked_ps();
   report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
   report.blocks = m_platform->stats(end);
+  if (m_platform->config().energy_enabled) {
+    report.energy = m_platform->energy(end);
+    report.technology = describe_technology(m_platform->config().technology);
+  }
   report.events = m_runtime->event_measurements();
   for (uint32_t i = 0; i < m_runtime->kernel_count(); ++i)
     report.tilings.push_back(tiling_of(m_runtime->kernel(Kernel{i}), m_platform->config()));

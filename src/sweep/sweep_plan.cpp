@@ -128,6 +128,9 @@ Json report_skeleton(const PlatformConfig& config, const cfg::Node& tb_root,
   }
   for (const auto& block : block_names())
     r.blocks.push_back(StatGroup{block, {}});
+  if (config.energy_enabled)
+    for (const auto& block : energy_block_names(config))
+      r.energy.push_back(BlockEnergy{block, {}});
   Json j = to_json(r);
   j["events"] = Json::array();
   return j;
@@ -156,6 +159,9 @@ std::optional<std::string> check_metric(const Json& skeleton, const std::string&
   for (size_t i = 0; i < parts.size();) {
     // Lists (events), blocks and units are only known once a point has run.
     if (node->is_array() || (walked.size() == 1 && walked[0] == "stat_units"))
+      return std::nullopt;
+    // A block's energy parts ("mac_int8") are known only once a point has run.
+    if (walked.size() == 3 && walked[0] == "energy" && walked[1] == "parts")
       return std::nullopt;
     if (!node->is_object())
       return name + " is a value; it has no '" + parts[i].text + "'";

@@ -1,6 +1,7 @@
 // The hardware configuration: defaults, strict checking with precise messages,
-// extends and `--set` overrides, and the shipped configs.
+// extends and `--set` overrides, the shipped configs, and the energy sections.
 #include "config/node.h"
+#include "platform/energy_config.h"
 #include "platform/platform_config.h"
 #include "test_util.h"
 
@@ -372,6 +373,73 @@ TEST(PlatformConfigShipped, EdgeNpuLoads) {
   EXPECT_EQ(c.host.interrupt_latency_ps, 25000000u);
   EXPECT_EQ(c.effective["ddr"]["preset"], "LPDDR4-3200");
   EXPECT_TRUE(contains(c.effective.dump(), "\"preset\":\"LPDDR4-3200\""));
+}
+
+// The `technology` and `energy` sections: defaults from Horowitz's 45 nm table, scaling
+// to a node and supply, values given taken as they are, located errors.
+TEST(EnergyConfig, NoTechnologySectionGivesTheDefaultsAndSaysSo) {
+  const PlatformConfig c = read_text("name: x\n");
+  EXPECT_FALSE(c.technology.from_config);
+  EXPECT_EQ(describe_technology(c.technology), "defaults (45 nm, 0.9 V)");
+  EXPECT_DOUBLE_EQ(c.compute.energy.mac.int8_pj, 0.3); // 0.2 mult + 0.1 int32 add
+  EXPECT_DOUBLE_EQ(c.compute.energy.mac.fp32_pj, 4.6); // 3.7 + 0.9
+  EXPECT_DOUBLE_EQ(c.host.energy.busy_w, 2);
+  EXPECT_TRUE(c.energy_enabled);
+  EXPECT_TRUE(c.effective.contains("technology"));
+  EXPECT_TRUE(c.effective["energy"].contains("compute"));
+}
+
+TEST(EnergyConfig, SramEnergyFollowsHorowitzPoints) {
+  EXPECT_NEAR(sram_access_pj(8 << 10, 8), 10, 1e-9);
+  EXPECT_NEAR(sram_access_pj(32 << 10, 8), 20, 1e-9);
+  EXPECT_NEAR(sram_access_pj(1 << 20, 8), 100, 1e-9);
+  EXPECT_NEAR(sram_access_pj(32 << 10, 16), 40, 1e-9); // twice as wide
+  // edge-npu's default SRAM: 512 KiB in 16 banks of 32 KiB, 16 B wide.
+  EXPECT_NEAR(read_text("name: x\n").sram.energy.access_pj, 40, 1e-9);
+}
+
+TEST(EnergyConfig, TechnologyScalesDefaultsButNotGivenValues) {
+  const PlatformConfig c = read_text("technology: {node_nm: 22.5, voltage_v: 0.45}\n"
+                                     "energy: {compute: {mac_fp16_pj: 1.0}}\n");
+  EXPECT_TRUE(c.technology.from_config);
+  EXPECT_DOUBLE_EQ(c.technology.scale(), 0.125); // 0.5 x 0.5^2
+  EXPECT_EQ(describe_technology(c.technology), "22.5 nm, 0.45 V");
+  EXPECT_DOUBLE_EQ(c.compute.energy.mac.int8_pj, 0.3 * 0.125);
+  EXPECT_DOUBLE_EQ(c.compute.energy.mac.fp16_pj, 1.0);
+  EXPECT_DOUBLE_EQ(c.host.energy.busy_w, 2); // the host is another chip: not scaled
+  EXPECT_DOUBLE_EQ(c.interconnect.pcie.energy.per_bit_pj, 5);
+}
+
+TEST(EnergyConfig, EnabledSwitch) {
+  EXPECT_FALSE(read_text("energy: {enabled: false}\n").energy_enabled);
+}
+
+TEST(EnergyConfigErrors, MisspelledKeyHasPositionAndHint) {
+  TempDir dir;
+  const std::string path = dir.write("npu.yaml", "name: t\nenergy:\n  dma: {per_bite_pj: 2}\n");
+  const InputError e = input_error([&] { load_platform_config(path, {}); });
+  const std::string what = e.what();
+  EXPECT_TRUE(contains(what, path + ":3:9")) << what;
+  EXPECT_EQ(e.key(), "energy.dma.per_bite_pj");
+  EXPECT_TRUE(contains(what, "did you mean 'per_byte_pj'")) << what;
+}
+
+TEST(EnergyConfigErrors, UnknownTechnologyKey) {
+  const InputError e = input_error([] { read_text("technology: {nod_nm: 7}\n"); });
+  EXPECT_EQ(e.key(), "technology.nod_nm");
+  EXPECT_TRUE(contains(e.what(), "did you mean 'node_nm'")) << e.what();
+}
+
+TEST(EnergyConfigErrors, WrongTypeAndRange) {
+  const InputError text = input_error([] { read_text("energy: {host: {busy_w: lots}}\n"); });
+  EXPECT_EQ(text.key(), "energy.host.busy_w");
+  EXPECT_TRUE(contains(text.what(), "expected a number")) << text.what();
+  const InputError negative = input_error([] { read_text("energy: {sram: {access_pj: -1}}\n"); });
+  EXPECT_EQ(negative.key(), "energy.sram.access_pj");
+  const InputError node = input_error([] { read_text("technology: {node_nm: 1000}\n"); });
+  EXPECT_EQ(node.key(), "technology.node_nm");
+  const InputError section = input_error([] { read_text("energy: {compute: 3}\n"); });
+  EXPECT_EQ(section.key(), "energy.compute");
 }
 
 } // namespace

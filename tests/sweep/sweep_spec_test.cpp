@@ -312,6 +312,15 @@ TEST_F(SweepPlanTest, MetricsMustExistInTheReport) {
   EXPECT_TRUE(contains(error_of("metrics: [simm.launches]\n"), "did you mean 'sim'?"));
 }
 
+TEST_F(SweepPlanTest, EnergyFiguresAreMetrics) {
+  EXPECT_NO_THROW(plan_of("metrics:\n  - energy.total_pj\n  - energy.tops_per_w\n"
+                          "  - energy.blocks.compute_pj\n  - energy.phases.iload_pj\n"
+                          "  - energy.shares.static_pj\n  - energy.kernels.gemm.execute_pj\n"
+                          "  - energy.parts.compute.mac_int8_pj\n"));
+  EXPECT_TRUE(contains(error_of("metrics: [energy.phases.iloda_pj]\n"),
+                       "'energy.phases' has no 'iloda_pj'; did you mean 'iload_pj'?"));
+}
+
 TEST_F(SweepPlanTest, LinkedKeysSetTogetherAndAreChecked) {
   const Plan plan = plan_of("parameters:\n"
                             "  compute.array: [{rows: 16, cols: 16}, {rows: 64, cols: 64}]\n"

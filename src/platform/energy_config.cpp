@@ -2,6 +2,8 @@
 
 #include "platform/platform_config.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <sstream>
 
 namespace npu {
@@ -11,11 +13,19 @@ constexpr double kMaxPj = 1e9;    // 1 mJ per action: far beyond any modelled ac
 constexpr double kMaxMw = 1e7;    // 10 kW
 constexpr double kMaxWatts = 1e4; // 10 kW
 
+// A derived default to six significant digits: the estimates carry no more, and the
+// effective config then shows 20 rather than 19.999999999999996.
+double significant(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.6g", v);
+  return std::strtod(text, nullptr);
+}
+
 double pj(cfg::Section& s, const std::string& key, double def) {
-  return s.real(key, def, 0, kMaxPj);
+  return s.real(key, significant(def), 0, kMaxPj);
 }
 double mw(cfg::Section& s, const std::string& key, double def) {
-  return s.real(key, def, 0, kMaxMw);
+  return s.real(key, significant(def), 0, kMaxMw);
 }
 
 void read_compute(cfg::Section& s, double k, ComputeEnergy& e) {

@@ -192,9 +192,12 @@ TEST_F(ReportsTest, DiffOfInstructionCacheSizesNamesIload) {
   EXPECT_NE(r.out.find("\nphase that changed most: iload ("), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\nstatistic that changed most: "), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("  big_code "), std::string::npos) << r.out;
-  // The inputs that differ come first: the one --set, nothing else.
-  EXPECT_NE(r.out.find("\nconfig and testbench (1 differ)"), std::string::npos) << r.out;
+  // The inputs that differ come first: the one --set, and the instruction cache's energies
+  // per lookup and per fill that its size sets; nothing else.
+  EXPECT_NE(r.out.find("\nconfig and testbench (3 differ)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\n  config.icache.size "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  config.energy.icache.lookup_pj "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n  config.energy.icache.fill_pj "), std::string::npos) << r.out;
   EXPECT_LT(r.out.find("config.icache.size"), r.out.find("\nphases, all launches"));
   for (const auto& line : lines_of(r.out))
     EXPECT_LE(line.size(), 80u) << line;

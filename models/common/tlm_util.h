@@ -27,6 +27,7 @@ enum class Granularity : uint8_t { Burst, Access64 };
 
 /// Who issued a transaction; rides on every payload so targets can attribute traffic.
 enum class Initiator : uint8_t { Host, Scheduler, Dma, ICache, Compute, Unknown };
+constexpr size_t kInitiators = 6; ///< values of Initiator
 const char* initiator_name(Initiator who);
 
 /// Side data of a payload: the issuing block and, where known, unit and launch.

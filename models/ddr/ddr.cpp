@@ -340,6 +340,9 @@ void Ddr::respond(Waiter* waiter) {
 void Ddr::move_data(tlm::tlm_generic_payload& payload) {
   const uint64_t addr = payload.get_address();
   const uint64_t len = payload.get_data_length();
+  const auto* ext = payload.get_extension<NpuExtension>();
+  m_bytes_by_initiator[static_cast<size_t>(ext ? ext->who : Initiator::Unknown)]
+                      [payload.is_write() ? 1 : 0] += len;
   if (payload.is_write()) {
     m_memory.write(addr, payload.get_data_ptr(), len);
     m_write_bytes += len;
@@ -371,6 +374,42 @@ BlockEnergy Ddr::energy(uint64_t simulated_ps) const {
   for (const auto& ch : m_channels)
     sum += ch->activity(std::max(cycle_of(simulated_ps), ch->now()));
   return dram_energy(m_config.spec, sum);
+}
+
+BlockEnergy Ddr::energy_by_initiator(uint64_t simulated_ps) const {
+  const BlockEnergy whole = energy(simulated_ps);
+  BlockEnergy out{whole.block, {}};
+  for (const EnergyPart& part : whole.parts) {
+    // Which bytes share the part: 0 reads, 1 writes, 2 both.
+    const int by = part.name == "read" ? 0 : part.name == "write" ? 1 : 2;
+    const bool access =
+        by < 2 || part.name == "activate" || part.name == "precharge" || part.name == "io";
+    std::array<uint64_t, kInitiators> bytes{};
+    uint64_t total = 0;
+    for (size_t who = 0; who < kInitiators; ++who) {
+      const auto& rw = m_bytes_by_initiator[who];
+      bytes[who] = by == 2 ? rw[0] + rw[1] : rw[static_cast<size_t>(by)];
+      total += bytes[who];
+    }
+    if (!access || total == 0) {
+      out.parts.push_back(part);
+      continue;
+    }
+    // The last initiator with bytes takes the remainder, so the shares add up exactly.
+    size_t last = 0;
+    for (size_t who = 0; who < kInitiators; ++who)
+      last = bytes[who] > 0 ? who : last;
+    double given = 0;
+    for (size_t who = 0; who <= last; ++who) {
+      if (bytes[who] == 0)
+        continue;
+      const double pj =
+          who == last ? part.pj - given : part.pj * static_cast<double>(bytes[who]) / total;
+      given += pj;
+      out.add(std::string(initiator_name(static_cast<Initiator>(who))) + "_" + part.name, pj);
+    }
+  }
+  return out;
 }
 
 DramChannelStats Ddr::channel_sum() const {

@@ -47,6 +47,12 @@ public:
   /// DRAM energy of every channel over [0, simulated_ps] by DRAMPower's method
   /// (dram_energy.h), block "ddr".
   BlockEnergy energy(uint64_t simulated_ps) const;
+  /// The same energy with its access parts (activate, precharge, read, write, io) split
+  /// among the initiators by the bytes each moved ("icache_read", "dma_activate", ...),
+  /// so that a launch phase can be charged the DRAM accesses it caused; refresh and
+  /// background stay whole. Reads and writes split by read and write bytes, the rest by
+  /// all bytes. The parts add up to the same total.
+  BlockEnergy energy_by_initiator(uint64_t simulated_ps) const;
   /// Reports the bytes moved to `tracer` (null: off).
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 
@@ -196,6 +202,8 @@ private:
                       [this](uint64_t) { return static_cast<double>(channel_sum().reads); }};
   DerivedStat m_writes{m_stats, "writes", "count", "64-byte write requests",
                        [this](uint64_t) { return static_cast<double>(channel_sum().writes); }};
+  /// Bytes read [0] and written [1] by each initiator (Initiator), for energy_by_initiator.
+  std::array<std::array<uint64_t, 2>, kInitiators> m_bytes_by_initiator{};
   Stat m_read_bytes{m_stats, "read_bytes", "bytes", "bytes read"};
   Stat m_write_bytes{m_stats, "write_bytes", "bytes", "bytes written"};
   DerivedStat m_row_hit_rate{

@@ -181,7 +181,7 @@ std::vector<BlockEnergy> Platform::energy(uint64_t simulated_ps) const {
   out.push_back(m_router->energy(simulated_ps));
   if (m_pcie)
     out.push_back(m_pcie->energy(simulated_ps));
-  out.push_back(m_ddr->energy(simulated_ps));
+  out.push_back(m_ddr->energy_by_initiator(simulated_ps));
   out.push_back(m_dma->energy(simulated_ps));
   out.push_back(m_sram->energy(simulated_ps));
   BlockEnergy icache{"icache", {}};

@@ -93,6 +93,15 @@ Json kernels_json(const std::array<double, k_energy_shares>& shares, const Launc
   return out;
 }
 
+// A DRAM part: refresh and background are the memory's own; an access part
+// ("icache_read", ...) goes where its initiator's traffic goes on the interconnect.
+EnergyShare dram_share(const std::string& part) {
+  const size_t cut = part.find('_');
+  if (cut == std::string::npos || starts_with(part, "background_"))
+    return EnergyShare::Memory;
+  return energy_share_of("interconnect", part.substr(0, cut) + "_bytes");
+}
+
 } // namespace
 
 const char* energy_share_name(EnergyShare share) {
@@ -105,7 +114,7 @@ EnergyShare energy_share_of(const std::string& block, const std::string& part) {
   if (part == "static")
     return EnergyShare::Static;
   if (block == "ddr")
-    return EnergyShare::Memory;
+    return dram_share(part);
   if (block == "compute" && starts_with(part, "mac_"))
     return EnergyShare::Execute;
   for (const PartShare& s : k_part_shares)

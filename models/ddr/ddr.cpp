@@ -380,25 +380,27 @@ BlockEnergy Ddr::energy_by_initiator(uint64_t simulated_ps) const {
   const BlockEnergy whole = energy(simulated_ps);
   BlockEnergy out{whole.block, {}};
   for (const EnergyPart& part : whole.parts) {
-    // Which bytes share the part: 0 reads, 1 writes, 2 both.
-    const int by = part.name == "read" ? 0 : part.name == "write" ? 1 : 2;
-    const bool access =
-        by < 2 || part.name == "activate" || part.name == "precharge" || part.name == "io";
-    std::array<uint64_t, kInitiators> bytes{};
-    uint64_t total = 0;
-    for (size_t who = 0; who < kInitiators; ++who) {
-      const auto& rw = m_bytes_by_initiator[who];
-      bytes[who] = by == 2 ? rw[0] + rw[1] : rw[static_cast<size_t>(by)];
-      total += bytes[who];
-    }
-    if (!access || total == 0) {
+    // The bytes that share an access part: reads, writes, or both; refresh and background
+    // belong to no initiator.
+    const bool read = part.name == "read", write = part.name == "write";
+    if (!read && !write && part.name != "activate" && part.name != "precharge" &&
+        part.name != "io") {
       out.parts.push_back(part);
       continue;
     }
-    // The last initiator with bytes takes the remainder, so the shares add up exactly.
-    size_t last = 0;
-    for (size_t who = 0; who < kInitiators; ++who)
+    std::array<uint64_t, kInitiators> bytes{};
+    uint64_t total = 0;
+    size_t last = 0; // the last initiator with bytes takes the remainder: exact sums
+    for (size_t who = 0; who < kInitiators; ++who) {
+      const auto& [rd, wr] = m_bytes_by_initiator[who];
+      bytes[who] = read ? rd : write ? wr : rd + wr;
+      total += bytes[who];
       last = bytes[who] > 0 ? who : last;
+    }
+    if (total == 0) {
+      out.parts.push_back(part);
+      continue;
+    }
     double given = 0;
     for (size_t who = 0; who <= last; ++who) {
       if (bytes[who] == 0)

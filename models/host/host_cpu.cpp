@@ -134,10 +134,8 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
         sc_core::sc_pause();
         sc_core::wait(m_never);
       }
-      const Activity was = m_activity; // a full ring polled for inside a submission
-      m_activity = Activity::Poll;
+      const Doing polling(*this, Activity::Poll);
       busy(m_config.poll_interval_ps);
-      m_activity = was;
     }
     trace_call("polling", start);
   }
@@ -272,9 +270,8 @@ uint64_t HostCpu::submit(Descriptor desc, const std::vector<uint8_t>& args, uint
 
 std::vector<uint8_t> HostCpu::pack(const LaunchRequest& r) {
   const std::vector<uint8_t> args = encode_args(r.args);
-  m_activity = Activity::Prepare;
+  const Doing preparing(*this, Activity::Prepare);
   busy(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
-  m_activity = Activity::Other;
   return args;
 }
 
@@ -312,16 +309,17 @@ uint64_t HostCpu::launch_list(const std::vector<LaunchRequest>& requests,
     rec.t_ps[1] = rec.t_ps[0];
     launches.push_back(rec.launch_id);
   }
-  m_activity = Activity::Submit;
-  driver_call();
-  const uint32_t stream = requests.front().stream;
-  for (size_t i = 0; i < requests.size(); ++i) {
-    commands.push_back(write_descriptor(
-        kernel_descriptor(requests[i], launches[i], packed[i].size()), packed[i], stream));
-    m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
+  {
+    const Doing submitting(*this, Activity::Submit);
+    driver_call();
+    const uint32_t stream = requests.front().stream;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      commands.push_back(write_descriptor(
+          kernel_descriptor(requests[i], launches[i], packed[i].size()), packed[i], stream));
+      m_commands[commands.back()].launch_id = static_cast<int64_t>(launches[i]);
+    }
+    ring_doorbell(queue_of(stream));
   }
-  ring_doorbell(queue_of(stream));
-  m_activity = Activity::Other;
   m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   // A launch leaves the log once complete, which a sync list waits for: the trace takes
   // its copies of the records now.
@@ -358,13 +356,17 @@ uint64_t HostCpu::launch(const LaunchRequest& r) {
   // Packing and the driver call touch only host state: the host runs ahead through
   // them and the ring writes sync to its time (TLM-2.0 loosely timed style).
   const std::vector<uint8_t> args = encode_args(r.args);
-  m_activity = Activity::Prepare;
-  run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
+  {
+    const Doing preparing(*this, Activity::Prepare);
+    run_ahead(m_config.prepare_base_ps + m_config.prepare_per_byte_ps * args.size());
+  }
   m_log.at(launch_id).t_ps[1] = now_ps();
-  m_activity = Activity::Submit;
-  driver_call();
-  const uint64_t cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
-  m_activity = Activity::Other;
+  uint64_t cmd = 0;
+  {
+    const Doing submitting(*this, Activity::Submit);
+    driver_call();
+    cmd = submit(kernel_descriptor(r, launch_id, args.size()), args, r.stream);
+  }
   m_commands[cmd].launch_id = static_cast<int64_t>(launch_id);
   m_woken_by = -1; // the next launch call comes from this one, unless the host waits
   LaunchRecord& rec = m_log.at(launch_id);

@@ -116,6 +116,21 @@ public:
 private:
   /// What busy host time is spent on, for energy by launch phase.
   enum class Activity : uint8_t { Prepare, Submit, Poll, Other };
+  /// Sets what the thread does for a scope; the activity before comes back at its end
+  /// (a poll for ring space inside a submission returns to Submit).
+  class Doing {
+  public:
+    Doing(HostCpu& host, Activity now) : m_host(host), m_was(host.m_activity) {
+      host.m_activity = now;
+    }
+    ~Doing() { m_host.m_activity = m_was; }
+    Doing(const Doing&) = delete;
+    Doing& operator=(const Doing&) = delete;
+
+  private:
+    HostCpu& m_host;
+    Activity m_was;
+  };
   /// Counts `duration_ps` of busy time toward the current activity.
   void count_busy(uint64_t duration_ps) {
     m_busy_ps += duration_ps;

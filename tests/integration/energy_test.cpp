@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <ostream>
 #include <string>
 #include <tuple>
 
@@ -91,7 +92,16 @@ std::vector<Case> cases() {
                            "workloads/llm7b_decode", "workloads/llm7b_prefill"})
       out.push_back({config, tb, true});
   }
+  // The discrete GPU-like card: a PCIe link between host and device, HBM behind it.
+  for (const char* tb : {"hello", "iload_dominates", "kernel_fusion", "launch_latency",
+                         "stream_dependency", "sync_points"})
+    out.push_back({"datacenter-gpu", tb, false});
   return out;
+}
+
+// Names the case in test listings (CTest shows the parameter).
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << c.testbench << " on " << c.config;
 }
 
 INSTANTIATE_TEST_SUITE_P(Shipped, EnergyAddsUp, ::testing::ValuesIn(cases()), [](const auto& info) {

@@ -1,7 +1,9 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace npu {
 
@@ -9,6 +11,21 @@ struct LaunchRecord;
 
 /// The tracks of a timeline trace. Queue, unit and DMA-channel tracks are numbered.
 enum class TraceTrack : uint8_t { Host, Driver, Queue, Unit, DmaChannel };
+
+/// Each block's energy so far, for a trace's power track (the platform gives one).
+class EnergyProbe {
+public:
+  virtual ~EnergyProbe() = default;
+  /// The current simulated time.
+  virtual uint64_t now_ps() const = 0;
+  /// The blocks' names, in the order of energy_pj().
+  virtual const std::vector<std::string>& blocks() const = 0;
+  /// Each block's energy over [0, at_ps] in pJ. Mid-run (`settled` false) it is what
+  /// the blocks have counted so far, never more than they will count by then, and
+  /// looking changes nothing in the run; once the run is over (`settled`), the
+  /// figures of the report.
+  virtual void energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const = 0;
+};
 
 /// What the blocks report to a timeline trace, as they run; times in simulated ps.
 /// Blocks hold a pointer that is null when tracing is off, so a hook costs one test.
@@ -19,6 +36,9 @@ public:
   static constexpr int64_t kNoLaunch = -1;
 
   virtual ~Tracer() = default;
+
+  /// Where the trace may read energy from (null: energy accounting is off).
+  virtual void set_energy_probe(const EnergyProbe* probe) { (void)probe; }
 
   /// Whether events of `launch_id` are traced.
   virtual bool wants(int64_t launch_id) const = 0;

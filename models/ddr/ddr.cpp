@@ -376,6 +376,21 @@ BlockEnergy Ddr::energy(uint64_t simulated_ps) const {
   return dram_energy(m_config.spec, sum);
 }
 
+BlockEnergy Ddr::energy_so_far(uint64_t simulated_ps) const {
+  // Each channel as far as it has run. Its state beyond is not known yet (a refresh may
+  // close the banks left open), so the time up to `simulated_ps` counts at the lowest
+  // background, precharged standby: later looks only add.
+  const uint64_t end = cycle_of(simulated_ps);
+  DramActivity sum;
+  for (const auto& ch : m_channels) {
+    DramActivity a = ch->activity(ch->now());
+    if (end > ch->now())
+      a.precharged_cycles += (end - ch->now()) * ch->timing().rank_count();
+    sum += a;
+  }
+  return dram_energy(m_config.spec, sum);
+}
+
 BlockEnergy Ddr::energy_by_initiator(uint64_t simulated_ps) const {
   const BlockEnergy whole = energy(simulated_ps);
   BlockEnergy out{whole.block, {}};

@@ -53,6 +53,10 @@ public:
   /// background stay whole. Reads and writes split by read and write bytes, the rest by
   /// all bytes. The parts add up to the same total.
   BlockEnergy energy_by_initiator(uint64_t simulated_ps) const;
+  /// energy() as it stands mid-run, for a trace's power track: no more than energy()
+  /// will give for `simulated_ps` once the run is over, and no less than an earlier
+  /// look; it changes nothing in the run (idle channels are not brought up to date).
+  BlockEnergy energy_so_far(uint64_t simulated_ps) const;
   /// Reports the bytes moved to `tracer` (null: off).
   void set_tracer(Tracer* tracer) { m_trace = tracer; }
 

@@ -102,7 +102,10 @@ void HostCpu::learn(uint64_t command_id) {
 }
 
 void HostCpu::busy(uint64_t duration_ps) {
+  m_open = {to_ps(sc_core::sc_time_stamp() + m_ahead), duration_ps, m_activity,
+            OpenSpan::Kind::Busy};
   sc_core::wait(m_ahead + ps(duration_ps));
+  m_open = {};
   m_ahead = sc_core::SC_ZERO_TIME;
   count_busy(duration_ps);
 }
@@ -117,8 +120,10 @@ void HostCpu::wait_until(const std::function<bool()>& ready, const std::string& 
   m_blocked_on = what;
   const uint64_t start = to_ps(sc_core::sc_time_stamp());
   if (m_config.completion == CompletionMode::Interrupt) {
+    m_open = {start, 0, m_activity, OpenSpan::Kind::Sleeping};
     while (!ready())
       sc_core::wait(m_learnt);
+    m_open = {};
     m_blocked_ps += to_ps(sc_core::sc_time_stamp()) - start;
     trace_call("blocked", start);
   } else {
@@ -541,16 +546,26 @@ StatGroup HostCpu::stats() const {
 BlockEnergy HostCpu::energy(uint64_t simulated_ps) const {
   BlockEnergy e{"host", {}};
   const HostEnergy& w = m_config.energy;
+  // The span under way, up to `simulated_ps`.
+  const uint64_t past = simulated_ps - std::min(simulated_ps, m_open.start_ps);
+  std::array<uint64_t, 4> busy_by = m_busy_by;
+  uint64_t busy = m_busy_ps, blocked = m_blocked_ps;
+  if (m_open.kind == OpenSpan::Kind::Busy) {
+    const uint64_t part = std::min(past, m_open.duration_ps);
+    busy_by[static_cast<size_t>(m_open.activity)] += part;
+    busy += part;
+  } else if (m_open.kind == OpenSpan::Kind::Sleeping) {
+    blocked += past;
+  }
   const auto busy_pj = [&](Activity a) {
-    return static_cast<double>(m_busy_by[static_cast<size_t>(a)]) * w.busy_w; // W x ps = pJ
+    return static_cast<double>(busy_by[static_cast<size_t>(a)]) * w.busy_w; // W x ps = pJ
   };
   e.add("prepare", busy_pj(Activity::Prepare));
   e.add("submit", busy_pj(Activity::Submit));
   e.add("busy_other", busy_pj(Activity::Other));
-  e.add("polling",
-        static_cast<double>(m_busy_by[static_cast<size_t>(Activity::Poll)]) * w.polling_w);
-  e.add("sleeping", static_cast<double>(m_blocked_ps) * w.sleeping_w);
-  const uint64_t awake = m_busy_ps + m_blocked_ps;
+  e.add("polling", static_cast<double>(busy_by[static_cast<size_t>(Activity::Poll)]) * w.polling_w);
+  e.add("sleeping", static_cast<double>(blocked) * w.sleeping_w);
+  const uint64_t awake = busy + blocked;
   e.add("idle", static_cast<double>(simulated_ps - std::min(simulated_ps, awake)) * w.idle_w);
   return e;
 }

@@ -110,7 +110,8 @@ public:
   StatGroup stats() const;
   /// Busy time by what the thread did (preparing and submitting launches, polling,
   /// other driver and user work), sleeping waits and idle time up to `simulated_ps`,
-  /// each at its power.
+  /// each at its power. Mid-run, a busy span or sleeping wait under way counts up to
+  /// `simulated_ps`; time the thread ran ahead counts already.
   BlockEnergy energy(uint64_t simulated_ps) const;
 
 private:
@@ -220,6 +221,14 @@ private:
   uint64_t m_blocked_ps = 0;
   Activity m_activity = Activity::Other;
   std::array<uint64_t, 4> m_busy_by{}; ///< busy time per Activity
+  /// The span the thread is in now, counted only at its end; energy() before then (a
+  /// trace's power track) counts the part already past.
+  struct OpenSpan {
+    uint64_t start_ps = 0;
+    uint64_t duration_ps = 0; ///< busy: its length; sleeping: unknown (0)
+    Activity activity = Activity::Other;
+    enum class Kind : uint8_t { None, Busy, Sleeping } kind = Kind::None;
+  } m_open;
 
   StatRegistry m_stats{"host"};
   Stat m_launches{m_stats, "launches", "count", "kernel launches submitted"};

@@ -96,7 +96,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
         out->commit();
       }
       if (trace) // renamed into place only now: a failed run leaves no trace file
-        trace->commit();
+        trace->commit(report.simulated_ps);
     }
     print_summary(std::cout, document, options.format, options.summary);
     if (report.leaks.buffers > 0) {

@@ -60,6 +60,22 @@ public:
   std::vector<BlockEnergy> energy(uint64_t simulated_ps) const;
 
 private:
+  /// The blocks' energy mid-run, for a trace's power track.
+  class Probe : public EnergyProbe {
+  public:
+    explicit Probe(const Platform& platform);
+    uint64_t now_ps() const override;
+    const std::vector<std::string>& blocks() const override { return m_blocks; }
+    void energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const override;
+
+  private:
+    const Platform& m_platform;
+    std::vector<std::string> m_blocks;
+  };
+  /// energy(); `settled` brings idle DRAM channels up to date first, which only the
+  /// report after the run may do.
+  std::vector<BlockEnergy> energy(uint64_t simulated_ps, bool settled) const;
+
   PlatformConfig m_config;
   LaunchLog m_log;
   CommandLayout m_layout;
@@ -75,6 +91,7 @@ private:
   std::unique_ptr<HostCpu> m_host;
   std::unique_ptr<PcieLink> m_pcie;
   std::unique_ptr<HostMemory> m_host_memory;
+  std::unique_ptr<Probe> m_probe; ///< made when a tracer is set
 };
 
 } // namespace npu

@@ -59,7 +59,9 @@ void ChromeTraceWriter::fail(const std::string& what, int error) const {
                                 std::strerror(error)));
 }
 
-void ChromeTraceWriter::commit() {
+void ChromeTraceWriter::commit(uint64_t end_ps) {
+  if (m_probe != nullptr && m_open)
+    end_power(end_ps > 0 ? end_ps : m_probe->now_ps(), true);
   flush_counters();
   put("\n]}\n");
   drain();
@@ -127,6 +129,7 @@ void ChromeTraceWriter::name_thread(int pid, int tid, std::string_view name, int
 
 void ChromeTraceWriter::slice(TraceTrack track, uint32_t index, std::string_view name,
                               uint64_t begin_ps, uint64_t end_ps, int64_t launch_id) {
+  sample_power();
   if (!wants(launch_id))
     return;
   const int i = static_cast<int>(index);
@@ -150,6 +153,7 @@ void ChromeTraceWriter::slice(TraceTrack track, uint32_t index, std::string_view
 }
 
 void ChromeTraceWriter::launch_call(const LaunchRecord& r, uint64_t end_ps) {
+  sample_power();
   const auto id = static_cast<int64_t>(r.launch_id);
   if (!wants(id))
     return;
@@ -162,12 +166,14 @@ void ChromeTraceWriter::launch_call(const LaunchRecord& r, uint64_t end_ps) {
 }
 
 void ChromeTraceWriter::launch_flow(const LaunchRecord& r) {
+  sample_power();
   if (wants(static_cast<int64_t>(r.launch_id)))
     flow('s', "launch", r.launch_id, kHostPid, kHostTid, mid(r.t_ps[0], r.t_ps[2]));
 }
 
 void ChromeTraceWriter::unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit,
                                  uint64_t t3_ps, uint64_t t4_ps, uint64_t t5_ps) {
+  sample_power();
   const auto id = static_cast<int64_t>(launch_id);
   if (!wants(id))
     return;
@@ -179,6 +185,7 @@ void ChromeTraceWriter::unit_run(uint64_t launch_id, std::string_view kernel, ui
 }
 
 void ChromeTraceWriter::launch_done(const LaunchRecord& r) {
+  sample_power();
   const auto id = static_cast<int64_t>(r.launch_id);
   if (!wants(id))
     return;
@@ -201,12 +208,15 @@ void ChromeTraceWriter::launch_done(const LaunchRecord& r) {
   flow('f', "completion", r.launch_id, kHostPid, kDriverTid, r.t_ps[6]);
   if (m_traced_total > 0 && ++m_traced_done == m_traced_total) {
     // The cap is reached and every traced launch is complete: the rest is left out.
+    if (m_probe != nullptr)
+      end_power(m_probe->now_ps(), false);
     flush_counters();
     m_open = false;
   }
 }
 
 void ChromeTraceWriter::ddr_bytes(uint64_t at_ps, uint64_t bytes) {
+  sample_power();
   if (!m_open)
     return;
   // bytes per window -> GB/s: bytes / window_ps * 1e12 / 1e9
@@ -215,6 +225,7 @@ void ChromeTraceWriter::ddr_bytes(uint64_t at_ps, uint64_t bytes) {
 }
 
 void ChromeTraceWriter::icache_misses(uint32_t unit, uint64_t at_ps, uint64_t lines) {
+  sample_power();
   if (!m_open || unit >= m_icache.size())
     return;
   add_count(m_icache[unit], kUnitPidBase + static_cast<int>(unit), "icache misses", "lines", 1,
@@ -253,6 +264,68 @@ void ChromeTraceWriter::flush_counters() {
   flush(m_ddr, kDdrPid, "DDR bandwidth", "GB/s", 1e3 / static_cast<double>(m_options.window_ps));
   for (size_t u = 0; u < m_icache.size(); ++u)
     flush(m_icache[u], kUnitPidBase + static_cast<int>(u), "icache misses", "lines", 1);
+}
+
+void ChromeTraceWriter::set_energy_probe(const EnergyProbe* probe) {
+  m_probe = probe;
+  if (probe == nullptr)
+    return;
+  name_process(kPowerPid, "power", static_cast<int>(kPowerPid) * 100);
+  name_thread(kPowerPid, kPowerTid, "power", 0);
+  m_power_ps = m_power_from_ps = probe->now_ps();
+  m_power_window = m_power_ps / m_options.window_ps;
+  m_power_pj.assign(probe->blocks().size(), 0);
+  if (m_power_ps > 0)
+    probe->energy_pj(m_power_ps, false, m_power_pj);
+  m_power_from_pj = m_power_pj;
+}
+
+void ChromeTraceWriter::take_power_sample(uint64_t at_ps, bool settled) {
+  m_power_window = at_ps / m_options.window_ps;
+  if (at_ps < m_power_ps || (at_ps == m_power_ps && !settled))
+    return;
+  if (at_ps > m_power_ps) {
+    write_power_interval();
+    m_power_from_ps = m_power_ps;
+    std::swap(m_power_from_pj, m_power_pj);
+    m_power_ps = at_ps;
+  }
+  // A settled look at the last sample's time replaces it: the interval is not written yet.
+  m_probe->energy_pj(at_ps, settled, m_power_pj);
+}
+
+void ChromeTraceWriter::write_power_interval() {
+  if (m_power_ps <= m_power_from_ps)
+    return;
+  // Average power over the interval per block: pJ per ps is W.
+  const auto span = static_cast<double>(m_power_ps - m_power_from_ps);
+  m_watts.resize(m_power_pj.size());
+  for (size_t b = 0; b < m_power_pj.size(); ++b)
+    m_watts[b] = (m_power_pj[b] - m_power_from_pj[b]) / span;
+  write_power(m_power_from_ps, m_watts);
+}
+
+void ChromeTraceWriter::end_power(uint64_t end_ps, bool settled) {
+  take_power_sample(end_ps, settled);
+  write_power_interval();
+  m_watts.assign(m_power_pj.size(), 0);
+  write_power(m_power_ps, m_watts);
+  m_probe = nullptr; // the track has ended
+}
+
+void ChromeTraceWriter::write_power(uint64_t at_ps, const std::vector<double>& watts) {
+  start_event();
+  emit(R"x({{"ph":"C","name":"power (W)","pid":{},"tid":{},"ts":)x", kPowerPid, kPowerTid);
+  put_ts(at_ps);
+  put(R"(,"args":{)");
+  const std::vector<std::string>& blocks = m_probe->blocks();
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    if (b > 0)
+      put(",");
+    put_string(blocks[b]);
+    emit(":{:.6f}", watts[b]);
+  }
+  put("}}");
 }
 
 void ChromeTraceWriter::write_count(int pid, std::string_view name, std::string_view unit,

@@ -20,7 +20,7 @@ struct TraceOptions {
   std::string path;
   uint64_t limit = 0;             ///< trace only the first N launches (0: all)
   uint64_t sample = 1;            ///< trace every K-th launch (launch ids 0, K, 2K, ...)
-  uint64_t window_ps = 1'000'000; ///< counter window: DDR bytes and cache misses per 1 us
+  uint64_t window_ps = 1'000'000; ///< counter window: DDR bytes, cache misses, power per 1 us
 };
 
 /// The numbered tracks of the platform being traced.
@@ -44,9 +44,11 @@ public:
   ChromeTraceWriter(const ChromeTraceWriter&) = delete;
   ChromeTraceWriter& operator=(const ChromeTraceWriter&) = delete;
 
-  /// Ends the JSON, syncs the file and renames it into place.
-  void commit();
+  /// Ends the JSON, syncs the file and renames it into place. `end_ps`: the run's
+  /// simulated end, where the power track ends (0: the current simulated time).
+  void commit(uint64_t end_ps = 0);
 
+  void set_energy_probe(const EnergyProbe* probe) override;
   bool wants(int64_t launch_id) const override;
   void slice(TraceTrack track, uint32_t index, std::string_view name, uint64_t begin_ps,
              uint64_t end_ps, int64_t launch_id) override;
@@ -63,6 +65,7 @@ public:
   static constexpr int kQueuePid = 2;
   static constexpr int kDmaPid = 3;
   static constexpr int kDdrPid = 4;
+  static constexpr int kPowerPid = 5;
   static constexpr int kUnitPidBase = 100; ///< unit u is process 100 + u
   /// Thread ids are unique across processes, as trace viewers expect.
   static constexpr int kHostTid = 1;
@@ -71,6 +74,7 @@ public:
   static constexpr int kUnitTidBase = 2000;  ///< unit u is thread 2000 + u
   static constexpr int kDmaTidBase = 3000;   ///< DMA channel c is thread 3000 + c
   static constexpr int kDdrTid = 4000;
+  static constexpr int kPowerTid = 5000;
 
 private:
   /// A counter summed over fixed windows; one value is written per window.
@@ -87,6 +91,21 @@ private:
   void write_count(int pid, std::string_view name, std::string_view unit, uint64_t at_ps,
                    double value);
   void flush_counters();
+  /// Power track: once per counter window at most, when a hook runs in a window not
+  /// yet sampled, reads every block's energy so far; the power from one sample to the
+  /// next is the energy between over the time between, written once the next is taken.
+  void sample_power() {
+    if (m_probe != nullptr && m_open && m_probe->now_ps() / m_options.window_ps != m_power_window)
+      take_power_sample(m_probe->now_ps(), false);
+  }
+  void take_power_sample(uint64_t at_ps, bool settled);
+  /// The last sample at `end_ps` (`settled`: the run is over, the report's figures),
+  /// then the track drops to zero.
+  void end_power(uint64_t end_ps, bool settled);
+  /// Writes the power over the interval between the last two samples.
+  void write_power_interval();
+  /// One value per block, in W, from `at_ps` on.
+  void write_power(uint64_t at_ps, const std::vector<double>& watts);
   void write_metadata(const TraceLayout& layout);
   void name_process(int pid, std::string_view name, int sort_index);
   void name_thread(int pid, int tid, std::string_view name, int sort_index);
@@ -117,6 +136,12 @@ private:
   uint64_t m_traced_total = 0; ///< launches --trace-limit lets through (0: no cap)
   Counter m_ddr;
   std::vector<Counter> m_icache; ///< per unit
+  const EnergyProbe* m_probe = nullptr;
+  uint64_t m_power_from_ps = 0;                    ///< the sample before the last
+  uint64_t m_power_ps = 0;                         ///< the last power sample
+  uint64_t m_power_window = 0;                     ///< its counter window
+  std::vector<double> m_power_from_pj, m_power_pj; ///< blocks' energy at each
+  std::vector<double> m_watts;
 };
 
 } // namespace npu

@@ -1,6 +1,7 @@
 // The --trace timeline through the npusim binary: valid trace-event JSON whose slices,
 // phases and flows agree with launches.csv; caps, sampling, failures, determinism.
 #include "cli_helpers.h"
+#include "determinism.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -346,4 +347,92 @@ TEST_F(TraceTest, CapOptionsNeedTrace) {
       run_tb("testbenches/hello.yaml", "--trace " + trace_file.string() + " --trace-sample 0").code,
       2);
   EXPECT_FALSE(fs::exists(trace_file));
+}
+
+// The power track: one counter whose series are the report's energy blocks, in W, from
+// each sample to the next. Integrated over the run it gives each block's energy in the
+// report, no value is negative (a look never takes back energy counted before), and
+// looking changes nothing in the run.
+TEST_F(TraceTest, PowerTrackAddsUpToTheReportedEnergy) {
+  for (const char* config : {"edge-npu", "datacenter-npu", "datacenter-gpu"}) {
+    for (const char* tb : {"hello", "sync_points", "kernel_fusion", "multi_stream",
+                           "stream_dependency", "iload_dominates"}) {
+      SCOPED_TRACE(std::string(config) + " " + tb);
+      const fs::path traced = m_dir / (std::string(config) + tb);
+      const fs::path plain = m_dir / (std::string(config) + tb + "-plain");
+      const std::string run_args = std::string("run --config configs/") + config +
+                                   ".yaml --testbench testbenches/" + tb + ".yaml --out ";
+      const fs::path trace_file = m_dir / (std::string(config) + tb + ".json");
+      ASSERT_EQ(run(run_args + traced.string() + " --trace " + trace_file.string()).code, 0);
+      ASSERT_EQ(run(run_args + plain.string()).code, 0);
+      const json report = load(traced / "report.json");
+      EXPECT_EQ(without_wall_clock(report), without_wall_clock(load(plain / "report.json")));
+
+      std::vector<json> samples;
+      const json trace = load(trace_file);
+      for (const json& e : trace["traceEvents"])
+        if (e["ph"] == "C" && e["name"] == "power (W)")
+          samples.push_back(e);
+      ASSERT_GE(samples.size(), 3u);
+      const json& blocks = report["energy"]["blocks"];
+      ASSERT_EQ(samples.front()["args"].size(), blocks.size());
+      // The track drops to zero at the run's end.
+      const double end_us = report["sim"]["simulated_ns"].get<double>() / 1000;
+      EXPECT_NEAR(samples.back()["ts"].get<double>(), end_us, kTolUs);
+      for (const auto& [block, watts] : samples.back()["args"].items())
+        EXPECT_EQ(watts.get<double>(), 0) << block;
+      std::map<std::string, double> pj;
+      for (size_t i = 0; i + 1 < samples.size(); ++i) {
+        const double us = samples[i + 1]["ts"].get<double>() - samples[i]["ts"].get<double>();
+        EXPECT_GT(us, 0);
+        for (const auto& [block, watts] : samples[i]["args"].items()) {
+          EXPECT_GE(watts.get<double>(), 0) << block << " at " << samples[i]["ts"];
+          pj[block] += watts.get<double>() * us * 1e6; // W x us = 1e6 pJ
+        }
+      }
+      // Values carry 6 decimals of W: 1 uW over the run is end_us pJ.
+      for (const auto& [block, total] : pj)
+        EXPECT_NEAR(total, blocks.at(block + "_pj").get<double>(),
+                    end_us + 1e-6 * blocks.at(block + "_pj").get<double>())
+            << block;
+    }
+  }
+}
+
+TEST_F(TraceTest, NoPowerTrackWithoutEnergy) {
+  const fs::path file = m_dir / "t.json";
+  ASSERT_EQ(
+      run_tb("testbenches/hello.yaml", "--set energy.enabled=false --trace " + file.string()).code,
+      0);
+  const json trace = load(file);
+  ASSERT_GT(trace["traceEvents"].size(), 10u);
+  for (const json& e : trace["traceEvents"])
+    EXPECT_NE(e.value("name", ""), "power (W)");
+}
+
+TEST_F(TraceTest, PowerTrackEndsWithTheTraceCap) {
+  const fs::path capped = m_dir / "capped.json";
+  const fs::path whole = m_dir / "whole.json";
+  ASSERT_EQ(
+      run_tb("testbenches/multi_stream.yaml", "--trace " + capped.string() + " --trace-limit 5")
+          .code,
+      0);
+  ASSERT_EQ(run_tb("testbenches/multi_stream.yaml", "--trace " + whole.string()).code, 0);
+  const auto power = [](const json& trace) {
+    std::vector<json> samples;
+    for (const json& e : trace["traceEvents"])
+      if (e["ph"] == "C" && e["name"] == "power (W)")
+        samples.push_back(e);
+    return samples;
+  };
+  const std::vector<json> cut = power(load(capped));
+  const std::vector<json> all = power(load(whole));
+  ASSERT_GE(cut.size(), 2u);
+  ASSERT_GT(all.size(), cut.size());
+  // The capped track is the whole one's start, up to its last sample.
+  for (size_t i = 0; i + 2 < cut.size(); ++i)
+    EXPECT_EQ(cut[i], all[i]) << i;
+  for (const auto& [block, watts] : cut.back()["args"].items())
+    EXPECT_EQ(watts.get<double>(), 0) << block;
+  EXPECT_LT(cut.back()["ts"].get<double>(), all.back()["ts"].get<double>());
 }

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace {
@@ -169,6 +170,46 @@ TEST_F(TraceWriterTest, CountersSumPerWindowAndDropToZero) {
   EXPECT_EQ(ddr, want_ddr);
   const std::vector<std::pair<double, double>> want_misses = {{0, 0}, {1, 4}, {2, 0}};
   EXPECT_EQ(misses, want_misses);
+}
+
+// Energy that a test sets by hand: block "a" draws 2 W from t = 0; block "b" counts
+// 6 pJ at 1.5 us, and 4 pJ more once the run is settled.
+class FakeProbe : public npu::EnergyProbe {
+public:
+  uint64_t now = 0;
+  uint64_t now_ps() const override { return now; }
+  const std::vector<std::string>& blocks() const override { return m_blocks; }
+  void energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const override {
+    out = {2.0 * static_cast<double>(at_ps), (at_ps >= 1'500'000 ? 6e6 : 0) + (settled ? 4e6 : 0)};
+  }
+
+private:
+  std::vector<std::string> m_blocks{"a", "b"};
+};
+
+TEST_F(TraceWriterTest, PowerIsEnergyOverTimeBetweenSamples) {
+  FakeProbe probe;
+  {
+    ChromeTraceWriter w(options(), {1, 1, 1});
+    w.set_energy_probe(&probe);
+    probe.now = 400'000; // window 0: sampled already at 0
+    w.ddr_bytes(probe.now, 64);
+    probe.now = 1'600'000; // window 1: a sample
+    w.ddr_bytes(probe.now, 64);
+    probe.now = 1'900'000; // still window 1: none
+    w.ddr_bytes(probe.now, 64);
+    probe.now = 4'000'000; // the run ends at 4 us: a settled sample
+    w.commit(4'000'000);
+  }
+  std::vector<std::tuple<double, double, double>> power;
+  for (const json& e : of_phase(read(), "C"))
+    if (e["name"] == "power (W)")
+      power.emplace_back(e["ts"].get<double>(), e["args"]["a"].get<double>(),
+                         e["args"]["b"].get<double>());
+  // b: 6 uJ over [0, 1.6 us] is 3.75 W; 4 uJ over [1.6, 4] us is 1.666667 W.
+  const std::vector<std::tuple<double, double, double>> want = {
+      {0, 2, 3.75}, {1.6, 2, 1.666667}, {4, 0, 0}};
+  EXPECT_EQ(power, want);
 }
 
 TEST_F(TraceWriterTest, NothingIsLeftWithoutCommit) {

@@ -244,7 +244,7 @@ INSTANTIATE_TEST_SUITE_P(ReferenceConfigs, EnergyClaims,
 // figures: Eyeriss's measured 0.17 TOPS/W (65 nm, AlexNet's conv layers, chip only; JSSC
 // 2017) below, and peak ratings above: a run that pays for LPDDR4 and the host cannot beat
 // the Edge TPU's chip-only 2 TOPS/W, nor can the NPU's on-chip blocks alone, at the 15% of
-// peak the run reaches, beat the ~5 TOPS/W peak of the like-sized Ethos-N77.
+// peak the run reaches, beat the ~5 TOPS/W peak of the Ethos-N77 (2048 int8 MACs).
 class EdgeNpuResnet50 : public ScratchDirTest {};
 
 TEST_F(EdgeNpuResnet50, TopsPerWattIsInThePublishedRange) {

@@ -92,11 +92,13 @@ const DramRailCurrents kLpddr4Vdd2 = rail(1.1, 45.0, 27.0, 30.0, 275.0, 210.0, 9
 const DramRailCurrents kLpddr5Vdd1 = rail(1.8, 3.5, 2.0, 2.25, 2.25, 2.25, 10.0);
 const DramRailCurrents kLpddr5Vdd2h = rail(1.05, 45.0, 27.0, 30.0, 275.0, 210.0, 90.0);
 // HBM2E (estimate): no HBM memspec with currents in DRAMSys or DRAMPower. VDD 1.2 V
-// (JESD235C); the DDR4 x8 memspec currents above for one channel's bank array, with the
-// read and write increments over idd3n scaled by 128/8 for the 128-bit data path
-// (44 + 16 x 140.5 = 2292, 44 + 16 x 124.75 = 2040 mA). I/O energy has no source here and
-// is left at 0; set ddr.energy.io_read_pj_per_bit / io_write_pj_per_bit.
-const DramRailCurrents kHbm2eVdd = rail(1.2, 60.75, 38.25, 44.0, 2292.0, 2040.0, 118.0);
+// (JESD235C). Currents of DRAMsim3's HBM2 memspec (configs/HBM2_8Gb_x128.ini: one 128-bit
+// channel at 2 Gb/s; IDD0 65, IDD2N 40, IDD3N 55, IDD4R 390, IDD4W 500, IDD5AB 250 mA)
+// [dramsim3]; at 3.2 Gb/s a burst is 1.6x shorter, so the read and write increments over
+// IDD3N are 1.6x larger and a burst costs the same energy per bit: 55 + 1.6 x 335 = 591,
+// 55 + 1.6 x 445 = 767 mA (1.57 and 2.09 pJ/bit). I/O energy has no source here and is
+// left at 0; set ddr.energy.io_read_pj_per_bit / io_write_pj_per_bit.
+const DramRailCurrents kHbm2eVdd = rail(1.2, 65.0, 40.0, 55.0, 591.0, 767.0, 250.0);
 
 const std::map<std::string, DramSpec>& presets() {
   // Every access moves 64 bytes, so BL = 512 / bus width: a x16 LPDDR channel uses BL32.

@@ -2,7 +2,8 @@
 # Simulator speed on DRAM-heavy runs: simulated DRAM traffic (bytes read and written by
 # the DDR) per wall-clock second, simulated time, wall time and peak RSS, on the burst
 # path and on the 64-byte path (interconnect.granularity) side by side, with the
-# difference of their simulated times.
+# difference of their simulated times; under each case, the two paths' simulated time and
+# launch phase means compared (scripts/compare_paths.py).
 # Usage: scripts/bench_traffic.sh [CASE...]   CASE: matmul2048 llm7b_decode resnet50_b8
 #   (default: all three). Set NO_BUILD=1 to skip the build step.
 set -euo pipefail
@@ -47,4 +48,6 @@ print(f"{case:<13} {path:<5} {gb:>10.3f} {sim / 1e6:>14.3f} {float(wall):>9.2f} 
       f"{gb / max(float(wall), 1e-9):>12.3f} {int(rss) // 1024:>9} {diff:>8}")
 PY
   done
+  /usr/bin/python3 scripts/compare_paths.py "$out/$c-burst/report.json" "$out/$c-64B/report.json" |
+    sed 's/^/    /'
 done

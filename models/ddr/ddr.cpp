@@ -19,7 +19,9 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
     };
   }
   m_reserved.resize(m_channels.size());
+  m_busy.resize((m_channels.size() + 63) / 64);
   m_blocked.resize(m_channels.size() * 2);
+  m_blocked_lines.resize((m_blocked.size() + 63) / 64);
   m_min_done_cycles = m_channels.front()->min_done_cycles();
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
@@ -85,24 +87,31 @@ void Ddr::run_controllers() {
   const uint64_t now = cycle_now();
   m_last_cycle = now;
   uint64_t next = UINT64_MAX;
-  for (auto& ch : m_channels) {
-    if (ch->due(now))
-      ch->advance_to(now);
+  // Channels not marked busy have nothing queued or in flight and nothing to replay: the
+  // loops below would neither advance them nor wake for them.
+  for_busy([&](uint32_t c) {
+    DramChannel& ch = *m_channels[c];
+    if (ch.due(now))
+      ch.advance_to(now);
     // On the burst path every request whose RD/WR has issued is done at a known cycle: its
     // transaction is answered now with the rest as annotated delay, so the method wakes
     // once per batch of column commands rather than once per data burst.
     if (m_nonblocking)
-      ch->deliver_issued();
-  }
+      ch.deliver_issued();
+  });
   // Requests waiting for a queue entry take the ones freed up to now, in order of arrival.
   admit_blocked(now);
-  for (auto& ch : m_channels) {
-    // Wake for the next completion only; the commands before it are replayed by the
-    // next advance (an arrival advances its channel first). Requests waiting for a
-    // queue entry need the exact cycle a command frees one.
-    const bool exact = m_room_waiters > 0 || m_blocked_count > 0;
-    next = std::min(next, exact ? ch->next_event() : ch->next_completion_bound());
-  }
+  // Wake for the next completion only; the commands before it are replayed by the next
+  // advance (an arrival advances its channel first). Requests waiting for a queue entry
+  // need the exact cycle a command frees one.
+  const bool exact = m_room_waiters > 0 || m_blocked_count > 0;
+  for_busy([&](uint32_t c) {
+    const DramChannel& ch = *m_channels[c];
+    next = std::min(next, exact ? ch.next_event() : ch.next_completion_bound());
+    // Idle with nothing to replay (due() at the last cycle is its pending rescan alone).
+    if (ch.idle() && !ch.due(UINT64_MAX - 1))
+      m_busy[c / 64] &= ~(uint64_t{1} << (c % 64));
+  });
   m_answering.swap(m_responses);
   m_in_controllers = false;
   for (Waiter* w : m_answering)
@@ -189,6 +198,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     }
     const uint64_t id = new_id(&waiter);
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
+    mark_busy(m_mapper.channel_of(a));
   }
   // The controllers look at the new requests one delta later, once every request
   // arriving at this time is in (write draining decides on the queues' fill).
@@ -243,7 +253,13 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
 
 void Ddr::block(Blocked b) {
   b.seq = m_blocked_seq++;
-  m_blocked[b.channel * 2 + b.is_write].insert(b);
+  wait_in_line(b);
+}
+
+void Ddr::wait_in_line(const Blocked& b) {
+  const size_t line = b.channel * 2 + b.is_write;
+  m_blocked[line].insert(b);
+  m_blocked_lines[line / 64] |= uint64_t{1} << (line % 64);
   ++m_blocked_count;
 }
 
@@ -259,9 +275,16 @@ void Ddr::admit_blocked(uint64_t cycle) {
     return ch.can_accept(line % 2 == 1);
   };
   auto& heads = m_heads; // empty between passes; kept for its storage
-  for (size_t line = 0; line < m_blocked.size(); ++line)
-    if (!m_blocked[line].empty() && room(line))
-      heads.emplace(m_blocked[line].front().seq, line);
+  // The lines that have held a request since last seen empty, in line order.
+  for (size_t w = 0; w < m_blocked_lines.size(); ++w) {
+    for (uint64_t bits = m_blocked_lines[w]; bits != 0; bits &= bits - 1) {
+      const size_t line = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
+      if (m_blocked[line].empty())
+        m_blocked_lines[w] &= ~(uint64_t{1} << (line % 64));
+      else if (room(line))
+        heads.emplace(m_blocked[line].front().seq, line);
+    }
+  }
   while (!heads.empty()) {
     const size_t line = heads.top().second;
     heads.pop();
@@ -271,8 +294,7 @@ void Ddr::admit_blocked(uint64_t cycle) {
     --m_blocked_count;
     if (!admit(b, cycle)) {
       // Stopped by another full queue (or this one, now full): it keeps its place in line.
-      m_blocked[b.channel * 2 + b.is_write].insert(b);
-      ++m_blocked_count;
+      wait_in_line(b);
     }
     if (!waiting.empty() && room(line))
       heads.emplace(waiting.front().seq, line);
@@ -316,6 +338,7 @@ bool Ddr::admit(Blocked& b, uint64_t cycle) {
       return false;
     }
     ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
+    mark_busy(c);
   }
   if (--b.waiter->remaining == 0)
     finished(b.waiter);

@@ -104,6 +104,11 @@ public:
   }
   /// Requests waiting in the read (or write) queue.
   uint32_t queued(bool is_write) const { return m_queues.queue(is_write).count; }
+  /// Nothing queued or in flight (pending() == 0, without counting).
+  bool idle() const {
+    return m_queues.rd.count == 0 && m_queues.wr.count == 0 && m_rd_done.empty() &&
+           m_wr_done.empty();
+  }
   /// Queued plus in-flight requests.
   size_t pending() const {
     return m_queues.rd.count + m_queues.wr.count + m_rd_done.size() + m_wr_done.size();

@@ -11,6 +11,8 @@ Sram::Sram(sc_core::sc_module_name name, const SramConfig& config)
     : sc_module(name), socket("socket"), m_config(config),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_memory(config.size_bytes), m_banks(config.banks), m_ports(config.ports) {
+  for (uint32_t i = 0; i < m_ports.size(); ++i)
+    m_port_heap.push_back(i); // all free at 0: in index order, a heap already
   socket.register_b_transport(this, &Sram::b_transport);
   socket.register_transport_dbg(this, &Sram::transport_dbg);
 }
@@ -42,11 +44,9 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   const auto busiest =
       static_cast<uint32_t>((last - first + 1 + m_config.banks - 1) / m_config.banks);
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
-  auto port = std::min_element(
-      m_ports.begin(), m_ports.end(),
-      [](const BusyResource& a, const BusyResource& b) { return a.free_ps() < b.free_ps(); });
   const uint64_t duration = busiest * m_period_ps;
-  const uint64_t start = port->reserve(ready, duration);
+  const uint64_t start = m_ports[m_port_heap.front()].reserve(ready, duration);
+  sift_top_port();
   // Banks touched by this access are busy for its duration (conflicts across ports).
   // The touched banks are a run from first's bank, wrapping at the last (stepped rather
   // than taken modulo per word: a division costs more than the rest of the loop).
@@ -66,6 +66,23 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   m_bytes += len;
   delay = ps(done) - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Sram::sift_top_port() {
+  const size_t n = m_port_heap.size();
+  size_t i = 0;
+  for (;;) {
+    const size_t l = 2 * i + 1, r = l + 1;
+    size_t m = i;
+    if (l < n && port_before(m_port_heap[l], m_port_heap[m]))
+      m = l;
+    if (r < n && port_before(m_port_heap[r], m_port_heap[m]))
+      m = r;
+    if (m == i)
+      return;
+    std::swap(m_port_heap[i], m_port_heap[m]);
+    i = m;
+  }
 }
 
 unsigned Sram::transport_dbg(tlm::tlm_generic_payload& payload) {

@@ -43,6 +43,15 @@ private:
   SparseMemory m_memory;
   std::vector<BusyResource> m_banks;
   std::vector<BusyResource> m_ports;
+  /// The ports as a binary min-heap on (free time, index): the top is the port an access
+  /// takes, the earliest free and the lowest-numbered among equals, found without a scan.
+  std::vector<uint32_t> m_port_heap;
+  bool port_before(uint32_t a, uint32_t b) const {
+    const uint64_t fa = m_ports[a].free_ps(), fb = m_ports[b].free_ps();
+    return fa != fb ? fa < fb : a < b;
+  }
+  /// Restores the heap after the top port's free time grew.
+  void sift_top_port();
   uint64_t m_next_free = 0; ///< bump allocator
 
   StatRegistry m_stats{"sram"};

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/ring_queue.h"
 #include "models/ddr/address_mapper.h"
 #include "models/ddr/dram_energy.h"
 #include "models/ddr/dram_page_policy.h"
@@ -12,7 +13,6 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -191,7 +191,7 @@ private:
   DramSchedulers m_scheduler;
   DramPagePolicies m_page_policy;
   std::unique_ptr<RefreshPolicy> m_refresh;
-  std::deque<Completion> m_rd_done, m_wr_done;
+  RingQueue<Completion> m_rd_done, m_wr_done;
   uint64_t m_seq = 0;
 
   uint64_t m_now = 0;

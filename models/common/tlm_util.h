@@ -49,6 +49,11 @@ struct NpuExtension : tlm::tlm_extension<NpuExtension> {
 inline sc_core::sc_time ps(uint64_t value) {
   return sc_core::sc_time::from_value(value); // resolution is 1 ps (set in Simulation)
 }
+/// The current simulation time of `obj`'s context: sc_time_stamp() without its library call
+/// (the memory path asks for it several times per transaction).
+inline const sc_core::sc_time& time_now(const sc_core::sc_object& obj) {
+  return obj.simcontext()->time_stamp();
+}
 inline uint64_t to_ps(const sc_core::sc_time& t) {
   return t.value();
 }

@@ -35,7 +35,7 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
 }
 
 uint64_t Ddr::cycle_now() const {
-  return cycle_of(to_ps(sc_core::sc_time_stamp()));
+  return cycle_of(to_ps(time_now(*this)));
 }
 
 uint64_t Ddr::cycle_of(uint64_t at_ps) const {
@@ -53,7 +53,7 @@ uint64_t Ddr::cycle_ps(uint64_t cycle) const {
 
 sc_core::sc_time Ddr::until_cycle(uint64_t cycle) const {
   const uint64_t at = cycle_ps(cycle);
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   return at > now ? ps(at - now) : sc_core::SC_ZERO_TIME;
 }
 
@@ -82,7 +82,7 @@ void Ddr::finished(Waiter* w) {
 
 void Ddr::run_controllers() {
   m_in_controllers = true;
-  const uint64_t now_ps = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now_ps = to_ps(time_now(*this));
   take_arrivals(now_ps);
   const uint64_t now = cycle_now();
   m_last_cycle = now;
@@ -126,7 +126,7 @@ void Ddr::run_controllers() {
   if (at == UINT64_MAX)
     next_trigger(m_kick);
   else
-    next_trigger(ps(at) - sc_core::sc_time_stamp(), m_kick);
+    next_trigger(ps(at) - time_now(*this), m_kick);
 }
 
 tlm::tlm_response_status Ddr::check(const tlm::tlm_generic_payload& payload) const {
@@ -174,7 +174,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   const bool is_write = payload.is_write();
   const uint64_t access = m_config.spec.access_bytes;
   if (m_nonblocking)
-    take_arrivals(to_ps(sc_core::sc_time_stamp())); // earlier arrivals enter first
+    take_arrivals(to_ps(time_now(*this))); // earlier arrivals enter first
   Waiter& waiter = *take_waiter();
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
@@ -208,7 +208,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   m_spare_waiters.push_back(&waiter);
   move_data(payload);
   if (m_trace)
-    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), len);
+    m_trace->ddr_bytes(to_ps(time_now(*this)), len);
   // The controller front end and PHY sit outside the DRAM timing.
   delay = ps(m_config.controller_latency_ps);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
@@ -223,14 +223,14 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
     phase = tlm::BEGIN_RESP;
     return tlm::TLM_COMPLETED;
   }
-  const uint64_t arrival = to_ps(sc_core::sc_time_stamp() + delay);
+  const uint64_t arrival = to_ps(time_now(*this) + delay);
   // An arrival that may find a full queue is taken at its time, so that it waits in line
   // from the right cycle; one that surely finds room may be taken late.
   const bool exact = !reserve(payload, +1) || m_blocked_count > 0 || m_room_waiters > 0;
   m_arrivals.emplace(arrival, m_arrival_seq++, &payload);
   if (exact)
     m_exact_arrivals.push(arrival);
-  m_kick.notify(exact ? delay : ps(deadline_ps(arrival)) - sc_core::sc_time_stamp());
+  m_kick.notify(exact ? delay : ps(deadline_ps(arrival)) - time_now(*this));
   phase = tlm::END_REQ;
   return tlm::TLM_UPDATED;
 }
@@ -352,7 +352,7 @@ void Ddr::respond(Waiter* waiter) {
   const sc_core::sc_time done = until_cycle(waiter->done_cycle);
   move_data(payload);
   if (m_trace)
-    m_trace->ddr_bytes(to_ps(sc_core::sc_time_stamp()), payload.get_data_length()); // monotonic
+    m_trace->ddr_bytes(to_ps(time_now(*this)), payload.get_data_length()); // monotonic
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
   tlm::tlm_phase phase = tlm::BEGIN_RESP;
   // The controller front end and PHY sit outside the DRAM timing.

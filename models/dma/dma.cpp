@@ -89,7 +89,7 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
     return;
   const uint32_t ch = acquire();
   Channel& channel = m_channels[ch];
-  const uint64_t begin = to_ps(sc_core::sc_time_stamp());
+  const uint64_t begin = to_ps(time_now(*this));
   NpuExtension ext = tag;
   ext.who = Initiator::Dma;
   uint64_t issued = 0;
@@ -106,9 +106,9 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   if (tag.who == Initiator::Compute)
     m_kernel_bytes += t.bytes();
   ++channel.transfers;
-  channel.busy_ps += to_ps(sc_core::sc_time_stamp()) - begin;
+  channel.busy_ps += to_ps(time_now(*this)) - begin;
   if (m_trace)
-    m_trace->slice(TraceTrack::DmaChannel, ch, what, begin, to_ps(sc_core::sc_time_stamp()),
+    m_trace->slice(TraceTrack::DmaChannel, ch, what, begin, to_ps(time_now(*this)),
                    tag.who == Initiator::Compute ? static_cast<int64_t>(tag.launch_id)
                                                  : Tracer::kNoLaunch);
   channel.busy = false;
@@ -133,7 +133,7 @@ uint64_t DmaEngine::run_waited(const DmaTransfer& t, uint32_t ch, uint64_t begin
       [&](uint64_t index) {
         // The channel issues at most one burst per cycle.
         const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
-        const uint64_t now = to_ps(sc_core::sc_time_stamp());
+        const uint64_t now = to_ps(time_now(*this));
         if (slot > now)
           sc_core::wait(ps(slot - now));
         burst(t, index, what, tag);
@@ -205,7 +205,7 @@ void DmaEngine::send(Slot& slot, uint64_t at) {
   p.set_byte_enable_ptr(nullptr);
   p.set_dmi_allowed(false);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = ps(at > now ? at - now : 0);
   if (socket->nb_transport_fw(p, phase, delay) == tlm::TLM_COMPLETED)
@@ -216,7 +216,7 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
                                               tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   Slot* const* slot = m_slot_of.find(&payload);
   sc_assert(slot);
-  stage_done(**slot, to_ps(sc_core::sc_time_stamp() + delay));
+  stage_done(**slot, to_ps(time_now(*this) + delay));
   phase = tlm::END_RESP;
   return tlm::TLM_COMPLETED;
 }
@@ -239,7 +239,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   f.freed.push(at);
   f.end = std::max(f.end, at);
   if (f.freed.size() == f.window && (f.next == f.count || f.error)) { // none in flight
-    f.done.notify(ps(f.end) - sc_core::sc_time_stamp());
+    f.done.notify(ps(f.end) - time_now(*this));
     return;
   }
   if (f.queued && at < f.queued_at) {
@@ -258,7 +258,7 @@ void DmaEngine::pump() {
     while (true) {
       while (m_ready.empty())
         sc_core::wait(m_flow_added);
-      const uint64_t horizon = to_ps(sc_core::sc_time_stamp()) + m_quantum_ps;
+      const uint64_t horizon = to_ps(time_now(*this)) + m_quantum_ps;
       while (!m_ready.empty() && std::get<0>(*m_ready.begin()) <= horizon) {
         const auto [at, seq, flow] = *m_ready.begin();
         m_ready.erase(m_ready.begin());
@@ -267,7 +267,7 @@ void DmaEngine::pump() {
       if (m_ready.empty())
         continue;
       // Sleep until the next burst is a quantum away, or a burst becomes ready.
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      const uint64_t now = to_ps(time_now(*this));
       sc_core::wait(ps(std::get<0>(*m_ready.begin()) - m_quantum_ps - now), m_flow_added);
     }
   });

@@ -24,14 +24,23 @@ Router::Region::Region(StatList& stats, uint64_t base, uint64_t size, const std:
                   }) {}
 
 void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
+  for (const Region& r : m_regions)
+    if (base >= r.base ? base - r.base < r.size : r.base - base < size) // overlap
+      m_disjoint = false;
   m_regions.emplace_back(m_region_stats, base, size, name, deferred);
 }
 
 int Router::decode(uint64_t addr, uint64_t len) const {
+  auto holds = [&](const Region& r) {
+    return addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base);
+  };
+  if (m_disjoint && m_last_region < m_regions.size() && holds(m_regions[m_last_region]))
+    return static_cast<int>(m_last_region);
   for (size_t i = 0; i < m_regions.size(); ++i) {
-    const Region& r = m_regions[i];
-    if (addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base))
+    if (holds(m_regions[i])) {
+      m_last_region = i;
       return static_cast<int>(i);
+    }
   }
   return -1;
 }
@@ -40,13 +49,13 @@ uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay) {
   const uint64_t len = payload.get_data_length();
   // The request crosses the port after the hop; its data occupies the port for len/bw.
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   const uint64_t ready = now + to_ps(delay) + m_config.hop_latency_ps;
   const uint64_t occupancy = transfer_ps(len, m_config.port_bytes_per_s);
   const uint64_t start = m_config.granularity == Granularity::Burst
                              ? r.calendar.reserve(ready, occupancy, now)
                              : r.port.reserve(ready, occupancy);
-  delay = ps(start) - sc_core::sc_time_stamp();
+  delay = ps(start) - time_now(*this);
   ++r.transactions;
   r.bytes += len;
   const auto* ext = payload.get_extension<NpuExtension>();
@@ -68,8 +77,8 @@ void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   initiator[port]->b_transport(payload, delay);
   payload.set_address(addr);
   // The response crosses the port no earlier than its data has streamed through.
-  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), streamed);
-  delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();
+  const uint64_t end = std::max(to_ps(time_now(*this) + delay), streamed);
+  delay = ps(end + m_config.hop_latency_ps) - time_now(*this);
 }
 
 tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
@@ -94,8 +103,8 @@ tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& payloa
   sc_assert(m_pending.find(&payload));
   const Pending p = m_pending.take(&payload);
   payload.set_address(p.addr);
-  const uint64_t end = std::max(to_ps(sc_core::sc_time_stamp() + delay), p.streamed_ps);
-  delay = ps(end + m_config.hop_latency_ps) - sc_core::sc_time_stamp();
+  const uint64_t end = std::max(to_ps(time_now(*this) + delay), p.streamed_ps);
+  delay = ps(end + m_config.hop_latency_ps) - time_now(*this);
   return target[p.initiator]->nb_transport_bw(payload, phase, delay);
 }
 

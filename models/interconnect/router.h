@@ -76,6 +76,10 @@ private:
 
   InterconnectConfig m_config;
   std::deque<Region> m_regions; ///< a deque: regions hold registered statistics
+  /// The region the last decode found: tried first, since a stream of transactions goes to
+  /// one region. Only while no two regions overlap (then any match is the first match).
+  mutable size_t m_last_region = 0;
+  bool m_disjoint = true;
   PointerMap<tlm::tlm_generic_payload, Pending> m_pending;
 
   /// Bytes routed, indexed by the initiator of the payload (Initiator).

@@ -43,7 +43,7 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   // of words/banks (one word at most when there are fewer words than banks).
   const auto busiest =
       static_cast<uint32_t>((last - first + 1 + m_config.banks - 1) / m_config.banks);
-  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
+  const uint64_t ready = to_ps(time_now(*this) + delay);
   const uint64_t duration = busiest * m_period_ps;
   const uint64_t start = m_ports[m_port_heap.front()].reserve(ready, duration);
   sift_top_port();
@@ -64,7 +64,7 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   copy_payload_data(m_memory, payload);
   ++m_accesses;
   m_bytes += len;
-  delay = ps(done) - sc_core::sc_time_stamp();
+  delay = ps(done) - time_now(*this);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -92,6 +92,33 @@ TEST(Router, DecodesToTheRegionsPortWithTheAddressRelativeToItsBase) {
   EXPECT_EQ(test::stat(stats, "b_bytes"), 8);
 }
 
+// Where regions overlap, an address goes to the region mapped first, also right after an
+// access that only the later region holds (the decoder tries the last region found first).
+TEST(Router, AnOverlapGoesToTheRegionMappedFirst) {
+  test::use_ps_resolution();
+  const InterconnectConfig config = Bench::make_config();
+  Router router("router", config);
+  Probe a("a"), b("b");
+  router.map(0x1000, 0x2000, "a"); // [0x1000, 0x3000)
+  router.initiator.bind(a.socket);
+  router.map(0x2000, 0x2000, "b"); // [0x2000, 0x4000)
+  router.initiator.bind(b.socket);
+  TestInitiator init("init", [&](TestInitiator& self) {
+    uint8_t data[4] = {};
+    for (const uint64_t addr : {0x3800ull, 0x2800ull, 0x3800ull, 0x1800ull})
+      self.access_now(tlm::TLM_READ_COMMAND, addr, data, 4);
+  });
+  init.socket.bind(router.target);
+  sc_core::sc_start();
+  ASSERT_TRUE(init.finished()) << test::failure_message().value_or("");
+  ASSERT_EQ(a.seen.size(), 2u);
+  EXPECT_EQ(a.seen[0].addr, 0x1800u); // 0x2800, in both: a's
+  EXPECT_EQ(a.seen[1].addr, 0x800u);
+  ASSERT_EQ(b.seen.size(), 2u);
+  EXPECT_EQ(b.seen[0].addr, 0x1800u);
+  EXPECT_EQ(b.seen[1].addr, 0x1800u);
+}
+
 // The request reaches the target one hop after it leaves; the answer comes back one hop
 // after the target's, and no earlier than the data has streamed through the port.
 TEST(Router, AddsOneHopEachWayAndTheDataTimeOfThePort) {

@@ -19,9 +19,9 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
     };
   }
   m_reserved.resize(m_channels.size());
-  m_busy.resize((m_channels.size() + 63) / 64);
+  m_busy.resize(m_channels.size());
   m_blocked.resize(m_channels.size() * 2);
-  m_blocked_lines.resize((m_blocked.size() + 63) / 64);
+  m_blocked_lines.resize(m_blocked.size());
   m_min_done_cycles = m_channels.front()->min_done_cycles();
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
@@ -89,7 +89,7 @@ void Ddr::run_controllers() {
   uint64_t next = UINT64_MAX;
   // Channels not marked busy have nothing queued or in flight and nothing to replay: the
   // loops below would neither advance them nor wake for them.
-  for_busy([&](uint32_t c) {
+  m_busy.for_each([&](size_t c) {
     DramChannel& ch = *m_channels[c];
     if (ch.due(now))
       ch.advance_to(now);
@@ -105,12 +105,12 @@ void Ddr::run_controllers() {
   // advance (an arrival advances its channel first). Requests waiting for a queue entry
   // need the exact cycle a command frees one.
   const bool exact = m_room_waiters > 0 || m_blocked_count > 0;
-  for_busy([&](uint32_t c) {
+  m_busy.for_each([&](size_t c) {
     const DramChannel& ch = *m_channels[c];
     next = std::min(next, exact ? ch.next_event() : ch.next_completion_bound());
     // Idle with nothing to replay (due() at the last cycle is its pending rescan alone).
     if (ch.idle() && !ch.due(UINT64_MAX - 1))
-      m_busy[c / 64] &= ~(uint64_t{1} << (c % 64));
+      m_busy.clear(c);
   });
   m_answering.swap(m_responses);
   m_in_controllers = false;
@@ -177,7 +177,8 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     take_arrivals(to_ps(time_now(*this))); // earlier arrivals enter first
   Waiter& waiter = *take_waiter();
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
-    DramChannel& ch = *m_channels[m_mapper.channel_of(a)];
+    const uint32_t c = m_mapper.channel_of(a);
+    DramChannel& ch = *m_channels[c];
     // The controller sleeps between completions: replay the commands up to now first
     // (they may have freed a queue entry).
     if (const uint64_t cycle = cycle_now(); cycle > ch.now())
@@ -185,7 +186,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     if (!ch.can_accept(is_write) && m_nonblocking) {
       // Queue full: wait in line with the non-blocking requests (admit() queues the rest).
       ++waiter.remaining;
-      block(Blocked{&waiter, a, addr + len, is_write, m_mapper.channel_of(a)});
+      block(Blocked{&waiter, a, addr + len, is_write, c});
       break;
     }
     if (!ch.can_accept(is_write)) {
@@ -198,7 +199,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     }
     const uint64_t id = new_id(&waiter);
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
-    mark_busy(m_mapper.channel_of(a));
+    m_busy.set(c);
   }
   // The controllers look at the new requests one delta later, once every request
   // arriving at this time is in (write draining decides on the queues' fill).
@@ -259,7 +260,7 @@ void Ddr::block(Blocked b) {
 void Ddr::wait_in_line(const Blocked& b) {
   const size_t line = b.channel * 2 + b.is_write;
   m_blocked[line].insert(b);
-  m_blocked_lines[line / 64] |= uint64_t{1} << (line % 64);
+  m_blocked_lines.set(line);
   ++m_blocked_count;
 }
 
@@ -276,15 +277,12 @@ void Ddr::admit_blocked(uint64_t cycle) {
   };
   auto& heads = m_heads; // empty between passes; kept for its storage
   // The lines that have held a request since last seen empty, in line order.
-  for (size_t w = 0; w < m_blocked_lines.size(); ++w) {
-    for (uint64_t bits = m_blocked_lines[w]; bits != 0; bits &= bits - 1) {
-      const size_t line = w * 64 + static_cast<size_t>(__builtin_ctzll(bits));
-      if (m_blocked[line].empty())
-        m_blocked_lines[w] &= ~(uint64_t{1} << (line % 64));
-      else if (room(line))
-        heads.emplace(m_blocked[line].front().seq, line);
-    }
-  }
+  m_blocked_lines.for_each([&](size_t line) {
+    if (m_blocked[line].empty())
+      m_blocked_lines.clear(line);
+    else if (room(line))
+      heads.emplace(m_blocked[line].front().seq, line);
+  });
   while (!heads.empty()) {
     const size_t line = heads.top().second;
     heads.pop();
@@ -338,7 +336,7 @@ bool Ddr::admit(Blocked& b, uint64_t cycle) {
       return false;
     }
     ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
-    mark_busy(c);
+    m_busy.set(c);
   }
   if (--b.waiter->remaining == 0)
     finished(b.waiter);

@@ -156,17 +156,26 @@ private:
   SparseMemory m_memory;
   AddressMapper m_mapper;
   std::vector<std::unique_ptr<DramChannel>> m_channels;
-  /// Channels that may have work (a bit per channel): those given a request since they were
-  /// last found idle. The controllers' method visits only these, in channel order, so a run
-  /// costs what the busy channels need rather than the channel count.
-  std::vector<uint64_t> m_busy;
-  void mark_busy(uint32_t channel) { m_busy[channel / 64] |= uint64_t{1} << (channel % 64); }
-  /// Calls `f(channel index)` for every channel marked busy, lowest index first.
-  template <class F> void for_busy(F&& f) {
-    for (size_t w = 0; w < m_busy.size(); ++w)
-      for (uint64_t bits = m_busy[w]; bits != 0; bits &= bits - 1)
-        f(static_cast<uint32_t>(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits))));
-  }
+  /// A set of indexes as one bit each, visited lowest first; clearing the visited index
+  /// during a visit is allowed.
+  class IndexBits {
+  public:
+    void resize(size_t n) { m_words.assign((n + 63) / 64, 0); }
+    void set(size_t i) { m_words[i / 64] |= uint64_t{1} << (i % 64); }
+    void clear(size_t i) { m_words[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+    template <class F> void for_each(F&& f) const {
+      for (size_t w = 0; w < m_words.size(); ++w)
+        for (uint64_t bits = m_words[w]; bits != 0; bits &= bits - 1)
+          f(w * 64 + static_cast<size_t>(__builtin_ctzll(bits)));
+    }
+
+  private:
+    std::vector<uint64_t> m_words;
+  };
+  /// Channels that may have work: those given a request since they were last found idle.
+  /// The controllers' method visits only these, in channel order, so a run costs what the
+  /// busy channels need rather than the channel count.
+  IndexBits m_busy;
   /// Request id -> its transaction. Ids are slots, reused once a request is done.
   std::vector<Waiter*> m_waiting;
   std::vector<uint32_t> m_free_ids;
@@ -187,8 +196,8 @@ private:
   /// arrival: a line is looked at only when its queue has room.
   std::vector<BlockedLine> m_blocked;
   size_t m_blocked_count = 0;
-  /// A bit per line of m_blocked that may hold requests (cleared when found empty).
-  std::vector<uint64_t> m_blocked_lines;
+  /// Lines of m_blocked that may hold requests (cleared when found empty).
+  IndexBits m_blocked_lines;
   /// Puts `b` (its seq set) in its line, in order of seq.
   void wait_in_line(const Blocked& b);
   /// Scratch of admit_blocked: (oldest request, line) of the lines being served.

@@ -12,11 +12,6 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
   for (uint32_t c = 0; c < config.spec.channels; ++c) {
     m_channels.push_back(std::make_unique<DramChannel>(config.spec, config.controller, m_mapper));
     m_channels.back()->on_done = [this](uint64_t id, uint64_t done) { request_done(id, done); };
-    // A queue entry frees when its RD/WR issues: blocked initiators may enter then.
-    m_channels.back()->on_dequeue = [this](bool, uint64_t) {
-      if (m_room_waiters > 0)
-        m_room.notify(sc_core::SC_ZERO_TIME);
-    };
   }
   m_reserved.resize(m_channels.size());
   m_busy.resize(m_channels.size());
@@ -104,7 +99,7 @@ void Ddr::run_controllers() {
   // Wake for the next completion only; the commands before it are replayed by the next
   // advance (an arrival advances its channel first). Requests waiting for a queue entry
   // need the exact cycle a command frees one.
-  const bool exact = m_room_waiters > 0 || m_blocked_count > 0;
+  const bool exact = m_blocked_count > 0;
   m_busy.for_each([&](size_t c) {
     const DramChannel& ch = *m_channels[c];
     next = std::min(next, exact ? ch.next_event() : ch.next_completion_bound());
@@ -183,19 +178,12 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     // (they may have freed a queue entry).
     if (const uint64_t cycle = cycle_now(); cycle > ch.now())
       ch.advance_to(cycle);
-    if (!ch.can_accept(is_write) && m_nonblocking) {
-      // Queue full: wait in line with the non-blocking requests (admit() queues the rest).
+    if (!ch.can_accept(is_write)) {
+      // Queue full: wait in line, in order of arrival, with every other blocked request
+      // (admit_blocked queues the rest as entries free up).
       ++waiter.remaining;
       block(Blocked{&waiter, a, addr + len, is_write, c});
       break;
-    }
-    if (!ch.can_accept(is_write)) {
-      // Queue full: let the controller run, then take the next free entry.
-      m_kick.notify(sc_core::SC_ZERO_TIME);
-      ++m_room_waiters;
-      while (!ch.can_accept(is_write))
-        sc_core::wait(m_room);
-      --m_room_waiters;
     }
     const uint64_t id = new_id(&waiter);
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
@@ -227,7 +215,7 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
   const uint64_t arrival = to_ps(time_now(*this) + delay);
   // An arrival that may find a full queue is taken at its time, so that it waits in line
   // from the right cycle; one that surely finds room may be taken late.
-  const bool exact = !reserve(payload, +1) || m_blocked_count > 0 || m_room_waiters > 0;
+  const bool exact = !reserve(payload, +1) || m_blocked_count > 0;
   m_arrivals.emplace(arrival, m_arrival_seq++, &payload);
   if (exact)
     m_exact_arrivals.push(arrival);

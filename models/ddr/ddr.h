@@ -211,11 +211,9 @@ private:
   /// pass over them all in order of arrival would.
   void admit_blocked(uint64_t cycle);
   bool m_in_controllers = false; ///< run_controllers is running
-  bool m_nonblocking = false;    ///< Granularity::Burst: blocked b_transports join m_blocked
+  bool m_nonblocking = false;    ///< Granularity::Burst: non-blocking requests come in
   uint64_t m_last_cycle = 0;     ///< cycle of the controllers' latest run
-  uint32_t m_room_waiters = 0;   ///< initiators blocked on a full queue
   sc_core::sc_event m_kick;      ///< new requests: re-evaluate the next wake-up
-  sc_core::sc_event m_room;      ///< a queue entry freed up
   Tracer* m_trace = nullptr;
 
   /// Advances idle channels to the controllers' latest run (their refreshes meanwhile).

@@ -271,5 +271,44 @@ TEST(Ddr, TwoChannelsServeOneAccessInParallel) {
   EXPECT_DOUBLE_EQ(test::stat(ddr2.stats(now_ps()), "peak_gbps"), 12.8);
 }
 
+// Blocking accesses that find their queue full wait in line and enter it in order of
+// arrival: two single requests that arrive while a long access waits for entries are
+// queued after all of it, the earlier one first.
+TEST(Ddr, BlockedAccessesEnterTheQueueInOrderOfArrival) {
+  test::use_ps_resolution();
+  const PlatformConfig config = config_from_yaml(
+      "name: t\nddr: {preset: LPDDR4-3200, channels: 1, read_queue: 2, refresh: false}\n");
+  Ddr ddr("ddr", config.ddr);
+  std::vector<uint64_t> done(3, 0);
+  TestInitiator init("init", [&](TestInitiator& self) {
+    sc_core::sc_event all_done;
+    uint32_t finished = 0;
+    // Access 0: 32 requests at time 0, two enter the queue, 30 wait for entries. Accesses 1
+    // and 2: one request each, to rows of two other banks, at 1 and 2 ns.
+    const uint64_t addr[] = {0, 1u << 20, 2u << 20};
+    const uint32_t len[] = {2048, 64, 64};
+    for (uint32_t i = 0; i < 3; ++i)
+      sc_core::sc_spawn([&, i] {
+        sc_core::wait(ps(1000 * i));
+        std::vector<uint8_t> data(len[i]);
+        EXPECT_EQ(self.access_now(tlm::TLM_READ_COMMAND, addr[i], data.data(), len[i]).first,
+                  tlm::TLM_OK_RESPONSE);
+        done[i] = now_ps();
+        if (++finished == 3)
+          all_done.notify();
+      });
+    sc_core::wait(all_done);
+  });
+  init.socket.bind(ddr.socket);
+  sc_core::sc_start();
+  ASSERT_TRUE(init.finished()) << test::failure_message().value_or("");
+  EXPECT_LT(done[0], done[1]);
+  EXPECT_LT(done[1], done[2]);
+  // The late requests follow the 32 data bursts of the first access.
+  const auto burst_ps =
+      static_cast<uint64_t>(config.ddr.spec.burst_cycles() * config.ddr.spec.tck_ps);
+  EXPECT_GE(done[1], 33 * burst_ps);
+}
+
 } // namespace
 } // namespace npu

@@ -16,13 +16,8 @@
 #                `copy` is also available)
 set -euo pipefail
 
-HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-WORK=${1:-${WORKDIR:-$HERE/work}}
-mkdir -p "$WORK"
-WORK=$(cd "$WORK" && pwd)
-NPUSIM=${NPUSIM:-$REPO/build/npusim}
-RAMULATOR_MB=${RAMULATOR_MB:-$WORK/ramulator_mb}
+# shellcheck source=validation/ddr/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 STREAMS=${STREAMS:-seq_read rand_read seq_write mix_w25 mix_w50 mix_w75}
 export WORKDIR=$WORK
 

@@ -56,15 +56,21 @@ print(f"{int(sys.argv[3]) / max(wall, 1e-3) / 1e6:.2f} {result['bandwidth_gbps']
 PY
 }
 
+ratio() { /usr/bin/python3 -c "print('%.1fx' % ($1 / $2))"; }
+
 echo "| stream | npusim (M req/s, GB/s) | Ramulator 2.1 | DRAMSys 5.1 | npusim / Ramulator | npusim / DRAMSys |"
 echo "|---|---|---|---|---|---|"
 for t in $STREAMS; do
   echo "running $t" >&2
   read -r n nb < <(timed npusim "$NPUSIM" membench \
-    --config "$HERE/configs/npusim_ddr4_3200.yaml" --trace "$SPEED/traces/$t.trace")
+    --config "$HERE/configs/npusim_ddr4_3200.yaml" --trace "$SPEED/traces/$t.trace") || true
   read -r r rb < <(timed ramulator "$RAMULATOR_MB" "$HERE/configs/ramulator2_ddr4_3200.yaml" \
-    "$SPEED/traces/$t.trace")
-  read -r d db < <(timed dramsys "$HERE/run_dramsys.sh" "$t" plain "$SPEED")
-  ratio() { /usr/bin/python3 -c "print('%.1fx' % ($1 / $2))"; }
+    "$SPEED/traces/$t.trace") || true
+  read -r d db < <(timed dramsys "$HERE/run_dramsys.sh" "$t" plain "$SPEED") || true
+  # A simulator that failed left no figures (process substitution hides its exit status).
+  if [ -z "$nb" ] || [ -z "$rb" ] || [ -z "$db" ]; then
+    echo "error: a simulator failed on $t (see the messages above)" >&2
+    exit 1
+  fi
   echo "| $t | $n ($nb) | $r ($rb) | $d ($db) | $(ratio "$n" "$r") | $(ratio "$n" "$d") |"
 done

@@ -45,9 +45,14 @@ struct NpuExtension : tlm::tlm_extension<NpuExtension> {
   }
 };
 
-/// Converts picoseconds to sc_time without going through floating point.
+/// Converts picoseconds to sc_time (the resolution is 1 ps, set in Simulation). Inline: the
+/// memory path converts several times per transaction, and sc_time::from_value is a library
+/// call. One picosecond scaled by a double is exact below 2^53 ps (about 2.5 hours).
 inline sc_core::sc_time ps(uint64_t value) {
-  return sc_core::sc_time::from_value(value); // resolution is 1 ps (set in Simulation)
+  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
+  if (value >= uint64_t{1} << 53)
+    return sc_core::sc_time::from_value(value);
+  return one * static_cast<double>(value);
 }
 /// The current simulation time of `obj`'s context: sc_time_stamp() without its library call
 /// (the memory path asks for it several times per transaction).

@@ -4,10 +4,20 @@
 #include <cmath>
 
 namespace npu {
+namespace {
+
+/// `tck_ps` as an integer when it is a whole number of picoseconds (most presets), else 0.
+uint64_t whole_ps(double tck_ps) {
+  const double whole = std::round(tck_ps);
+  return whole >= 1 && whole < 1e9 && whole == tck_ps ? static_cast<uint64_t>(whole) : 0;
+}
+
+} // namespace
 
 Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity granularity)
     : sc_module(name), socket("socket"), m_config(config), m_tck_ps(config.spec.tck_ps),
-      m_memory(config.size_bytes), m_mapper(config.spec, config.mapping_fields, config.hash) {
+      m_tck_whole_ps(whole_ps(config.spec.tck_ps)), m_memory(config.size_bytes),
+      m_mapper(config.spec, config.mapping_fields, config.hash) {
   SC_HAS_PROCESS(Ddr);
   for (uint32_t c = 0; c < config.spec.channels; ++c) {
     m_channels.push_back(std::make_unique<DramChannel>(config.spec, config.controller, m_mapper));
@@ -34,6 +44,8 @@ uint64_t Ddr::cycle_now() const {
 }
 
 uint64_t Ddr::cycle_of(uint64_t at_ps) const {
+  if (m_tck_whole_ps > 0)
+    return at_ps / m_tck_whole_ps; // the same cycle, without floating point
   return static_cast<uint64_t>(std::floor(static_cast<double>(at_ps) / m_tck_ps + 1e-9));
 }
 
@@ -43,6 +55,8 @@ uint64_t Ddr::deadline_ps(uint64_t arrival_ps) const {
 }
 
 uint64_t Ddr::cycle_ps(uint64_t cycle) const {
+  if (m_tck_whole_ps > 0 && cycle < (uint64_t{1} << 53) / m_tck_whole_ps)
+    return cycle * m_tck_whole_ps;
   return static_cast<uint64_t>(std::llround(static_cast<double>(cycle) * m_tck_ps));
 }
 
@@ -53,10 +67,7 @@ sc_core::sc_time Ddr::until_cycle(uint64_t cycle) const {
 }
 
 void Ddr::request_done(uint64_t id, uint64_t done_cycle) {
-  Waiter* w = m_waiting[id];
-  sc_assert(w);
-  m_waiting[id] = nullptr;
-  m_free_ids.push_back(static_cast<uint32_t>(id));
+  auto* w = reinterpret_cast<Waiter*>(static_cast<uintptr_t>(id));
   w->done_cycle = std::max(w->done_cycle, done_cycle);
   if (--w->remaining == 0)
     finished(w);
@@ -146,14 +157,7 @@ Ddr::Waiter* Ddr::take_waiter() {
 
 uint64_t Ddr::new_id(Waiter* waiter) {
   ++waiter->remaining;
-  if (m_free_ids.empty()) {
-    m_waiting.push_back(waiter);
-    return m_waiting.size() - 1;
-  }
-  const uint64_t id = m_free_ids.back();
-  m_free_ids.pop_back();
-  m_waiting[id] = waiter;
-  return id;
+  return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(waiter));
 }
 
 void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {

@@ -137,7 +137,8 @@ private:
   /// Answers a finished non-blocking request over the backward path.
   void respond(Waiter* waiter);
   Waiter* take_waiter();
-  /// Gives `waiter` a request id.
+  /// Counts a request of `waiter` and gives its id: the waiter's address, which
+  /// request_done turns back into it.
   uint64_t new_id(Waiter* waiter);
   /// Moves the payload's data and counts its bytes.
   void move_data(tlm::tlm_generic_payload& payload);
@@ -152,7 +153,8 @@ private:
   uint64_t cycle_ps(uint64_t cycle) const; ///< start of a memory clock cycle
 
   DdrConfig m_config;
-  double m_tck_ps; ///< memory clock period
+  double m_tck_ps;         ///< memory clock period
+  uint64_t m_tck_whole_ps; ///< the period when it is a whole number of picoseconds, else 0
   SparseMemory m_memory;
   AddressMapper m_mapper;
   std::vector<std::unique_ptr<DramChannel>> m_channels;
@@ -176,9 +178,6 @@ private:
   /// The controllers' method visits only these, in channel order, so a run costs what the
   /// busy channels need rather than the channel count.
   IndexBits m_busy;
-  /// Request id -> its transaction. Ids are slots, reused once a request is done.
-  std::vector<Waiter*> m_waiting;
-  std::vector<uint32_t> m_free_ids;
   /// Every waiter ever made, and those free for reuse: an event is costly to build.
   std::vector<std::unique_ptr<Waiter>> m_waiter_pool;
   std::vector<Waiter*> m_spare_waiters;

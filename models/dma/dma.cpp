@@ -169,7 +169,7 @@ void DmaEngine::ready(Flow& f) {
   // most one burst per cycle.
   f.queued_at = std::max(f.freed.top(), f.begin + f.next * m_period_ps);
   f.queued_seq = m_ready_seq++;
-  m_ready.emplace(f.queued_at, f.queued_seq, &f);
+  m_ready.add(Ready{f.queued_at, f.queued_seq, &f});
   f.queued = true;
 }
 
@@ -244,7 +244,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   }
   if (f.queued && at < f.queued_at) {
     // The place that freed now is earlier than the one the queued burst waits for.
-    m_ready.erase(Ready{f.queued_at, f.queued_seq, &f});
+    m_ready.remove(Ready{f.queued_at, f.queued_seq, &f});
     f.queued = false;
   }
   const bool was_queued = f.queued;
@@ -259,16 +259,16 @@ void DmaEngine::pump() {
       while (m_ready.empty())
         sc_core::wait(m_flow_added);
       const uint64_t horizon = to_ps(time_now(*this)) + m_quantum_ps;
-      while (!m_ready.empty() && std::get<0>(*m_ready.begin()) <= horizon) {
-        const auto [at, seq, flow] = *m_ready.begin();
-        m_ready.erase(m_ready.begin());
+      while (!m_ready.empty() && std::get<0>(m_ready.next()) <= horizon) {
+        const auto [at, seq, flow] = m_ready.next();
+        m_ready.pop();
         start_burst(*flow, at);
       }
       if (m_ready.empty())
         continue;
       // Sleep until the next burst is a quantum away, or a burst becomes ready.
       const uint64_t now = to_ps(time_now(*this));
-      sc_core::wait(ps(std::get<0>(*m_ready.begin()) - m_quantum_ps - now), m_flow_added);
+      sc_core::wait(ps(std::get<0>(m_ready.next()) - m_quantum_ps - now), m_flow_added);
     }
   });
 }

@@ -13,11 +13,12 @@
 #include <tlm>
 #include <tlm_utils/simple_initiator_socket.h>
 
+#include <algorithm>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <memory>
 #include <queue>
-#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -149,7 +150,27 @@ private:
 
   DmaConfig m_config;
   Granularity m_granularity;
-  std::set<Ready> m_ready; ///< a set: a burst queued again leaves its earlier entry
+  /// Ready bursts, at most one per transfer, latest first (the next to issue at the back):
+  /// a sorted vector, so queuing allocates nothing; a burst queued again leaves its earlier
+  /// entry.
+  class ReadyList {
+  public:
+    bool empty() const { return m_items.empty(); }
+    const Ready& next() const { return m_items.back(); }
+    void pop() { m_items.pop_back(); }
+    void add(const Ready& r) {
+      m_items.insert(std::upper_bound(m_items.begin(), m_items.end(), r, std::greater<>()), r);
+    }
+    void remove(const Ready& r) {
+      const auto it = std::lower_bound(m_items.begin(), m_items.end(), r, std::greater<>());
+      if (it != m_items.end() && *it == r)
+        m_items.erase(it);
+    }
+
+  private:
+    std::vector<Ready> m_items;
+  };
+  ReadyList m_ready;
   uint64_t m_ready_seq = 0;
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;

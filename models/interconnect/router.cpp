@@ -24,27 +24,19 @@ Router::Region::Region(StatList& stats, uint64_t base, uint64_t size, const std:
                   }) {}
 
 void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
-  for (const Region& r : m_regions)
-    if (base >= r.base ? base - r.base < r.size : r.base - base < size) // overlap
-      m_disjoint = false;
   m_regions.emplace_back(m_region_stats, base, size, name, deferred);
+  m_spans.emplace_back(base, size);
 }
 
 int Router::decode(uint64_t addr, uint64_t len) const {
-  auto holds = [&](const Region& r) {
-    return addr >= r.base && addr - r.base < r.size && len <= r.size - (addr - r.base);
-  };
-  if (m_disjoint && m_last_region < m_regions.size() && holds(m_regions[m_last_region]))
-    return static_cast<int>(m_last_region);
-  for (size_t i = 0; i < m_regions.size(); ++i) {
-    if (holds(m_regions[i])) {
-      m_last_region = i;
+  // The first region that holds the whole access.
+  for (size_t i = 0; i < m_spans.size(); ++i) {
+    const auto [base, size] = m_spans[i];
+    if (addr >= base && addr - base < size && len <= size - (addr - base))
       return static_cast<int>(i);
-    }
   }
   return -1;
 }
-
 uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay) {
   const uint64_t len = payload.get_data_length();

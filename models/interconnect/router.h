@@ -15,6 +15,8 @@
 #include <array>
 #include <deque>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace npu {
 
@@ -76,10 +78,9 @@ private:
 
   InterconnectConfig m_config;
   std::deque<Region> m_regions; ///< a deque: regions hold registered statistics
-  /// The region the last decode found: tried first, since a stream of transactions goes to
-  /// one region. Only while no two regions overlap (then any match is the first match).
-  mutable size_t m_last_region = 0;
-  bool m_disjoint = true;
+  /// Each region's (base, size) in map order, side by side: decode looks at every
+  /// transaction, and a DMA burst alternates between two regions.
+  std::vector<std::pair<uint64_t, uint64_t>> m_spans;
   PointerMap<tlm::tlm_generic_payload, Pending> m_pending;
 
   /// Bytes routed, indexed by the initiator of the payload (Initiator).

@@ -25,6 +25,9 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
   }
   m_reserved.resize(m_channels.size());
   m_busy.resize(m_channels.size());
+  m_views.resize(m_channels.size());
+  for (size_t c = 0; c < m_channels.size(); ++c)
+    look(c);
   m_blocked.resize(m_channels.size() * 2);
   m_blocked_lines.resize(m_blocked.size());
   m_min_done_cycles = m_channels.front()->min_done_cycles();
@@ -86,6 +89,16 @@ void Ddr::finished(Waiter* w) {
   }
 }
 
+void Ddr::look(size_t c) {
+  const DramChannel& ch = *m_channels[c];
+  View& v = m_views[c];
+  v.next_event = ch.due(0) ? 0 : ch.next_event(); // 0: a rescan is pending
+  v.next_bound = ch.next_completion_bound();
+  v.issued = ch.issued_pending();
+  v.idle = ch.idle() && !ch.due(UINT64_MAX - 1); // nothing to replay either
+  v.room = {ch.can_accept(false), ch.can_accept(true)};
+}
+
 void Ddr::run_controllers() {
   m_in_controllers = true;
   const uint64_t now_ps = to_ps(time_now(*this));
@@ -95,15 +108,21 @@ void Ddr::run_controllers() {
   uint64_t next = UINT64_MAX;
   // Channels not marked busy have nothing queued or in flight and nothing to replay: the
   // loops below would neither advance them nor wake for them.
+  // The loops look at each busy channel's view, not the channel: a channel is several
+  // cache lines, and a run advances a few of the busy channels.
   m_busy.for_each([&](size_t c) {
-    DramChannel& ch = *m_channels[c];
-    if (ch.due(now))
-      ch.advance_to(now);
+    const View& v = m_views[c];
     // On the burst path every request whose RD/WR has issued is done at a known cycle: its
     // transaction is answered now with the rest as annotated delay, so the method wakes
     // once per batch of column commands rather than once per data burst.
+    if (v.next_event > now && !(m_nonblocking && v.issued))
+      return;
+    DramChannel& ch = *m_channels[c];
+    if (ch.due(now))
+      ch.advance_to(now);
     if (m_nonblocking)
       ch.deliver_issued();
+    look(c);
   });
   // Requests waiting for a queue entry take the ones freed up to now, in order of arrival.
   admit_blocked(now);
@@ -112,10 +131,9 @@ void Ddr::run_controllers() {
   // need the exact cycle a command frees one.
   const bool exact = m_blocked_count > 0;
   m_busy.for_each([&](size_t c) {
-    const DramChannel& ch = *m_channels[c];
-    next = std::min(next, exact ? ch.next_event() : ch.next_completion_bound());
-    // Idle with nothing to replay (due() at the last cycle is its pending rescan alone).
-    if (ch.idle() && !ch.due(UINT64_MAX - 1))
+    const View& v = m_views[c];
+    next = std::min(next, exact ? v.next_event : v.next_bound);
+    if (v.idle)
       m_busy.clear(c);
   });
   m_answering.swap(m_responses);
@@ -180,8 +198,10 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     DramChannel& ch = *m_channels[c];
     // The controller sleeps between completions: replay the commands up to now first
     // (they may have freed a queue entry).
-    if (const uint64_t cycle = cycle_now(); cycle > ch.now())
+    if (const uint64_t cycle = cycle_now(); cycle > ch.now()) {
       ch.advance_to(cycle);
+      look(c);
+    }
     if (!ch.can_accept(is_write)) {
       // Queue full: wait in line, in order of arrival, with every other blocked request
       // (admit_blocked queues the rest as entries free up).
@@ -192,6 +212,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     const uint64_t id = new_id(&waiter);
     ch.enqueue(DramRequest{id, a, is_write}, std::max(cycle_now(), ch.now()));
     m_busy.set(c);
+    look(c);
   }
   // The controllers look at the new requests one delta later, once every request
   // arriving at this time is in (write draining decides on the queues' fill).
@@ -262,9 +283,14 @@ void Ddr::admit_blocked(uint64_t cycle) {
   // Queues only fill during the pass, so a line whose queue is full at its start waits it
   // out; the others are served oldest request first across lines.
   auto room = [&](size_t line) {
+    const View& v = m_views[line / 2];
+    if (v.next_event > cycle && !v.room[line % 2])
+      return false; // full, and nothing frees an entry by `cycle`
     DramChannel& ch = *m_channels[line / 2];
-    if (cycle > ch.now())
+    if (cycle > ch.now()) {
       ch.advance_to(cycle);
+      look(line / 2);
+    }
     return ch.can_accept(line % 2 == 1);
   };
   auto& heads = m_heads; // empty between passes; kept for its storage
@@ -321,14 +347,17 @@ bool Ddr::admit(Blocked& b, uint64_t cycle) {
   for (; b.next < end; b.next += m_config.spec.access_bytes) {
     const uint32_t c = m_mapper.channel_of(b.next);
     DramChannel& ch = *m_channels[c];
-    if (cycle > ch.now())
+    if (cycle > ch.now()) {
       ch.advance_to(cycle);
+      look(c);
+    }
     if (!ch.can_accept(is_write)) {
       b.channel = c;
       return false;
     }
     ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
     m_busy.set(c);
+    look(c);
   }
   if (--b.waiter->remaining == 0)
     finished(b.waiter);

@@ -178,6 +178,17 @@ private:
   /// The controllers' method visits only these, in channel order, so a run costs what the
   /// busy channels need rather than the channel count.
   IndexBits m_busy;
+  /// What the controllers' method needs of a channel, kept side by side for every channel
+  /// and brought up to date (look) after each call that may change it.
+  struct View {
+    uint64_t next_event = 0;    ///< DramChannel::next_event, or 0 while a rescan is pending
+    uint64_t next_bound = 0;    ///< DramChannel::next_completion_bound
+    bool issued = false;        ///< requests whose RD/WR has issued are not yet delivered
+    bool idle = true;           ///< nothing queued, in flight or to replay
+    std::array<bool, 2> room{}; ///< the read [0] and write [1] queues have a free entry
+  };
+  std::vector<View> m_views;
+  void look(size_t channel);
   /// Every waiter ever made, and those free for reuse: an event is costly to build.
   std::vector<std::unique_ptr<Waiter>> m_waiter_pool;
   std::vector<Waiter*> m_spare_waiters;

@@ -114,6 +114,8 @@ public:
     return m_queues.rd.count + m_queues.wr.count + m_rd_done.size() + m_wr_done.size();
   }
 
+  /// Whether a request's RD/WR has issued and on_done has not been called for it yet.
+  bool issued_pending() const { return !m_rd_done.empty() || !m_wr_done.empty(); }
   /// Calls on_done now, in order of their cycles, for every request whose RD/WR has issued
   /// and whose data burst ends later: its end no longer depends on anything but that
   /// command. on_done must not enqueue from here.

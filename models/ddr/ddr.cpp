@@ -97,6 +97,7 @@ void Ddr::look(size_t c) {
   v.issued = ch.issued_pending();
   v.idle = ch.idle() && !ch.due(UINT64_MAX - 1); // nothing to replay either
   v.room = {ch.can_accept(false), ch.can_accept(true)};
+  v.queued = {ch.queued(false), ch.queued(true)};
 }
 
 void Ddr::run_controllers() {
@@ -259,8 +260,12 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
   for (uint64_t a = payload.get_address() / access * access; a < end; a += access) {
     const uint32_t c = m_mapper.channel_of(a);
     uint32_t& n = m_reserved[c][dir];
-    n = sign > 0 ? n + 1 : n - 1;
-    room = room && m_channels[c]->queued(dir == 1) + n <= capacity;
+    if (sign < 0) {
+      --n;
+      continue;
+    }
+    ++n;
+    room = room && m_views[c].queued[dir] + n <= capacity;
   }
   return room;
 }

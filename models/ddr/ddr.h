@@ -186,6 +186,7 @@ private:
     bool issued = false;        ///< requests whose RD/WR has issued are not yet delivered
     bool idle = true;           ///< nothing queued, in flight or to replay
     std::array<bool, 2> room{}; ///< the read [0] and write [1] queues have a free entry
+    std::array<uint32_t, 2> queued{}; ///< requests in the read [0] and write [1] queues
   };
   std::vector<View> m_views;
   void look(size_t channel);

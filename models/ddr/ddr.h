@@ -181,11 +181,11 @@ private:
   /// What the controllers' method needs of a channel, kept side by side for every channel
   /// and brought up to date (look) after each call that may change it.
   struct View {
-    uint64_t next_event = 0;    ///< DramChannel::next_event, or 0 while a rescan is pending
-    uint64_t next_bound = 0;    ///< DramChannel::next_completion_bound
-    bool issued = false;        ///< requests whose RD/WR has issued are not yet delivered
-    bool idle = true;           ///< nothing queued, in flight or to replay
-    std::array<bool, 2> room{}; ///< the read [0] and write [1] queues have a free entry
+    uint64_t next_event = 0;          ///< DramChannel::next_event, or 0 while a rescan is pending
+    uint64_t next_bound = 0;          ///< DramChannel::next_completion_bound
+    bool issued = false;              ///< requests whose RD/WR has issued are not yet delivered
+    bool idle = true;                 ///< nothing queued, in flight or to replay
+    std::array<bool, 2> room{};       ///< the read [0] and write [1] queues have a free entry
     std::array<uint32_t, 2> queued{}; ///< requests in the read [0] and write [1] queues
   };
   std::vector<View> m_views;

@@ -120,8 +120,7 @@ void DramChannel::decide(uint64_t cycle) {
 }
 
 void DramChannel::skip_idle_refreshes(uint64_t cycle) {
-  if (m_refresh->any_held() || m_queues.rd.count > 0 || m_queues.wr.count > 0 ||
-      !m_rd_done.empty() || !m_wr_done.empty())
+  if (m_refresh->any_held())
     return;
   for (uint32_t r = 0; r < m_timing.rank_count(); ++r)
     if (m_timing.rank(r).open_banks > 0)
@@ -141,7 +140,8 @@ void DramChannel::skip_idle_refreshes(uint64_t cycle) {
 }
 
 void DramChannel::advance_to(uint64_t cycle) {
-  skip_idle_refreshes(cycle);
+  if (idle()) // a busy channel replays its refreshes with its requests
+    skip_idle_refreshes(cycle);
   for (;;) {
     if (m_dirty)
       rescan();

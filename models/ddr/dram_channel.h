@@ -165,8 +165,8 @@ private:
   /// Enqueue's fast path: only the new request's bank changed its choice.
   void reconsider_bank(uint32_t bank);
   void rescan();
-  /// With nothing queued or in flight and every bank closed, issues the refreshes due
-  /// up to `cycle` directly, each at its due cycle as decide() would, without rescans.
+  /// For an idle() channel: with every bank closed, issues the refreshes due up to `cycle`
+  /// directly, each at its due cycle as decide() would, without rescans.
   void skip_idle_refreshes(uint64_t cycle);
   void decide(uint64_t cycle);
   void issue(const DramCandidate& c, uint64_t cycle);

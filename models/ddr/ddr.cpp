@@ -96,7 +96,6 @@ void Ddr::look(size_t c) {
   v.next_bound = ch.next_completion_bound();
   v.issued = ch.issued_pending();
   v.idle = ch.idle() && !ch.due(UINT64_MAX - 1); // nothing to replay either
-  v.room = {ch.can_accept(false), ch.can_accept(true)};
   v.queued = {ch.queued(false), ch.queued(true)};
 }
 
@@ -254,8 +253,7 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
   const uint64_t access = m_config.spec.access_bytes;
   const uint64_t end = payload.get_address() + payload.get_data_length();
   const size_t dir = payload.is_write() ? 1 : 0;
-  const uint32_t capacity =
-      payload.is_write() ? m_config.controller.write_queue : m_config.controller.read_queue;
+  const uint32_t capacity = queue_capacity(payload.is_write());
   bool room = true;
   for (uint64_t a = payload.get_address() / access * access; a < end; a += access) {
     const uint32_t c = m_mapper.channel_of(a);
@@ -289,7 +287,8 @@ void Ddr::admit_blocked(uint64_t cycle) {
   // out; the others are served oldest request first across lines.
   auto room = [&](size_t line) {
     const View& v = m_views[line / 2];
-    if (v.next_event > cycle && !v.room[line % 2])
+    const size_t dir = line % 2;
+    if (v.next_event > cycle && v.queued[dir] >= queue_capacity(dir == 1))
       return false; // full, and nothing frees an entry by `cycle`
     DramChannel& ch = *m_channels[line / 2];
     if (cycle > ch.now()) {

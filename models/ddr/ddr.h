@@ -185,11 +185,14 @@ private:
     uint64_t next_bound = 0;          ///< DramChannel::next_completion_bound
     bool issued = false;              ///< requests whose RD/WR has issued are not yet delivered
     bool idle = true;                 ///< nothing queued, in flight or to replay
-    std::array<bool, 2> room{};       ///< the read [0] and write [1] queues have a free entry
     std::array<uint32_t, 2> queued{}; ///< requests in the read [0] and write [1] queues
   };
   std::vector<View> m_views;
   void look(size_t channel);
+  /// Entries of each channel's write (or read) queue.
+  uint32_t queue_capacity(bool is_write) const {
+    return is_write ? m_config.controller.write_queue : m_config.controller.read_queue;
+  }
   /// Every waiter ever made, and those free for reuse: an event is costly to build.
   std::vector<std::unique_ptr<Waiter>> m_waiter_pool;
   std::vector<Waiter*> m_spare_waiters;

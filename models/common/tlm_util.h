@@ -16,7 +16,7 @@ namespace npu {
 
 /// How the memory path carries data (`interconnect.granularity`).
 /// - Burst: the DMA issues each burst as one non-blocking transaction (TLM-2.0 base
-///   protocol, nb_transport) from a loop that runs a short quantum ahead of simulated time;
+///   protocol, nb_transport) from one loop, at the time the burst leaves;
 ///   the DDR queues the burst's 64-byte requests at their arrival time and answers over
 ///   the backward path when the last one's data is through; targets that answer at once
 ///   (SRAM, host memory) complete the transaction in the call. No thread waits per burst.

@@ -193,6 +193,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   if (m_nonblocking)
     take_arrivals(to_ps(time_now(*this))); // earlier arrivals enter first
   Waiter& waiter = *take_waiter();
+  admit_blocked(cycle_now()); // those waiting in line take the entries free by now first
   for (uint64_t a = addr / access * access; a < addr + len; a += access) {
     const uint32_t c = m_mapper.channel_of(a);
     DramChannel& ch = *m_channels[c];
@@ -326,6 +327,7 @@ void Ddr::take_arrivals(uint64_t until_ps) {
     const auto [at, seq, payload] = m_arrivals.top();
     m_arrivals.pop();
     reserve(*payload, -1);
+    admit_blocked(cycle_of(at)); // those waiting in line take the entries free by then first
     accept(*payload, cycle_of(at));
   }
   while (!m_exact_arrivals.empty() && m_exact_arrivals.top() <= until_ps)

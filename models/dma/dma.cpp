@@ -11,16 +11,19 @@ namespace npu {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Granularity granularity)
     : sc_module(name), socket("socket"), m_config(config), m_granularity(granularity),
-      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_quantum_ps(kQuantumCycles * m_period_ps) {
+      m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
   for (uint32_t i = 0; i < config.channels; ++i)
     m_channels.emplace_back(m_stats, "channel" + std::to_string(i));
+  SC_HAS_PROCESS(DmaEngine);
+  SC_METHOD(grant);
+  sensitive << m_grant;
+  dont_initialize();
   if (granularity == Granularity::Burst) {
     socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
-    SC_HAS_PROCESS(DmaEngine);
     SC_THREAD(pump);
     return;
   }
+  SC_THREAD(waker);
   for (size_t i = 0; i < m_channels.size(); ++i)
     m_channels[i].workers =
         std::make_unique<WorkerPool>(("channel" + std::to_string(i)).c_str(), config.outstanding);
@@ -31,18 +34,44 @@ DmaEngine::Channel::Channel(StatList& stats, const std::string& name)
       gbps(stats, name + "_gbps", "GB/s", "achieved bandwidth of " + name + " while busy",
            [this](uint64_t) { return busy_gbps(bytes.count(), busy_ps); }) {}
 
-uint32_t DmaEngine::acquire() {
-  while (true) {
-    for (uint32_t i = 0; i < m_channels.size(); ++i) {
-      const uint32_t ch = (m_next_channel + i) % m_channels.size();
-      if (!m_channels[ch].busy) {
-        m_channels[ch].busy = true;
-        m_next_channel = (ch + 1) % m_channels.size();
-        return ch;
-      }
-    }
-    sc_core::wait(m_channel_freed);
+uint32_t DmaEngine::acquire(const DmaTransfer& t, const NpuExtension& tag) {
+  Claim claim;
+  claim.key = {
+      to_ps(time_now(*this)), static_cast<int>(tag.who), tag.unit, tag.launch_id, t.src, t.dst,
+      m_claim_seq++};
+  claim.granted = take_event();
+  m_claims.push_back(&claim);
+  m_grant.notify(sc_core::SC_ZERO_TIME); // once every claim of this time is in
+  sc_core::wait(*claim.granted);
+  give_event(claim.granted);
+  return claim.channel;
+}
+
+void DmaEngine::grant() {
+  std::sort(m_claims.begin(), m_claims.end(),
+            [](const Claim* a, const Claim* b) { return a->key < b->key; });
+  size_t granted = 0;
+  for (uint32_t i = 0; i < m_channels.size() && granted < m_claims.size(); ++i) {
+    const uint32_t ch = (m_next_channel + i) % m_channels.size();
+    if (m_channels[ch].busy)
+      continue;
+    m_channels[ch].busy = true;
+    Claim& claim = *m_claims[granted++];
+    claim.channel = ch;
+    claim.granted->notify(); // immediate: the claimant runs in this evaluation phase
+    m_next_channel = (ch + 1) % m_channels.size();
   }
+  m_claims.erase(m_claims.begin(), m_claims.begin() + static_cast<std::ptrdiff_t>(granted));
+}
+
+sc_core::sc_event* DmaEngine::take_event() {
+  if (m_free_wakes.empty()) {
+    m_wake_events.push_back(std::make_unique<sc_core::sc_event>());
+    return m_wake_events.back().get();
+  }
+  sc_core::sc_event* event = m_free_wakes.back();
+  m_free_wakes.pop_back();
+  return event;
 }
 
 static std::string hex(uint64_t v) {
@@ -68,17 +97,17 @@ void DmaEngine::fail(const DmaTransfer& t, const BurstSpan& at, tlm::tlm_respons
       (status == tlm::TLM_ADDRESS_ERROR_RESPONSE ? "address not mapped" : "bus error"));
 }
 
-void DmaEngine::burst(const DmaTransfer& t, uint64_t index, const std::string& what,
+void DmaEngine::burst(const DmaTransfer& t, uint64_t index, uint32_t ch, const std::string& what,
                       const NpuExtension& tag) {
   const BurstSpan b = span(t, index);
   std::vector<uint8_t> data(b.len);
   sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
   auto status = transact(socket, tlm::TLM_READ_COMMAND, b.src, data.data(), b.len, tag, delay);
-  sc_core::wait(delay);
+  wait_until(to_ps(time_now(*this) + delay), ch, index);
   if (status == tlm::TLM_OK_RESPONSE) {
     delay = sc_core::SC_ZERO_TIME;
     status = transact(socket, tlm::TLM_WRITE_COMMAND, b.dst, data.data(), b.len, tag, delay);
-    sc_core::wait(delay);
+    wait_until(to_ps(time_now(*this) + delay), ch, index);
   }
   if (status != tlm::TLM_OK_RESPONSE)
     fail(t, b, status, what);
@@ -87,18 +116,18 @@ void DmaEngine::burst(const DmaTransfer& t, uint64_t index, const std::string& w
 void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExtension& tag) {
   if (t.bytes() == 0)
     return;
-  const uint32_t ch = acquire();
+  const uint32_t ch = acquire(t, tag);
   Channel& channel = m_channels[ch];
   const uint64_t begin = to_ps(time_now(*this));
   NpuExtension ext = tag;
   ext.who = Initiator::Dma;
   uint64_t issued = 0;
   try {
-    issued = m_granularity == Granularity::Burst ? run_decoupled(t, begin, what, ext)
+    issued = m_granularity == Granularity::Burst ? run_decoupled(t, ch, begin, what, ext)
                                                  : run_waited(t, ch, begin, what, ext);
   } catch (...) {
     channel.busy = false;
-    m_channel_freed.notify(sc_core::SC_ZERO_TIME);
+    m_grant.notify(sc_core::SC_ZERO_TIME);
     throw;
   }
   m_bursts += issued;
@@ -112,7 +141,7 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
                    tag.who == Initiator::Compute ? static_cast<int64_t>(tag.launch_id)
                                                  : Tracer::kNoLaunch);
   channel.busy = false;
-  m_channel_freed.notify(sc_core::SC_ZERO_TIME);
+  m_grant.notify(sc_core::SC_ZERO_TIME);
 }
 
 uint32_t DmaEngine::in_flight(const DmaTransfer& t) const {
@@ -127,35 +156,63 @@ uint64_t DmaEngine::bursts(const DmaTransfer& t) const {
 uint64_t DmaEngine::run_waited(const DmaTransfer& t, uint32_t ch, uint64_t begin,
                                const std::string& what, const NpuExtension& tag) {
   uint64_t issued = 0;
-  sc_core::wait(ps(m_config.setup_latency_ps));
+  // The workers start now and wait out the setup latency with their first bursts' slots.
   m_channels[ch].workers->run(
       bursts(t),
       [&](uint64_t index) {
         // The channel issues at most one burst per cycle.
-        const uint64_t slot = begin + m_config.setup_latency_ps + index * m_period_ps;
-        const uint64_t now = to_ps(time_now(*this));
-        if (slot > now)
-          sc_core::wait(ps(slot - now));
-        burst(t, index, what, tag);
+        wait_until(begin + m_config.setup_latency_ps + index * m_period_ps, ch, index);
+        burst(t, index, ch, what, tag);
         ++issued;
       },
       in_flight(t));
   return issued;
 }
 
-uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint64_t begin, const std::string& what,
-                                  const NpuExtension& tag) {
+void DmaEngine::wait_until(uint64_t at, uint32_t ch, uint64_t index) {
+  at = std::max(at, to_ps(time_now(*this)));
+  sc_core::sc_event* wake = take_event();
+  m_sleepers.emplace(at, ch, index, wake);
+  if (at < m_waker_at) {
+    m_waker_at = at;
+    m_sleeper_added.notify(sc_core::SC_ZERO_TIME);
+  }
+  sc_core::wait(*wake);
+  give_event(wake);
+}
+
+void DmaEngine::waker() {
+  guarded([this] {
+    while (true) {
+      const uint64_t now = to_ps(time_now(*this));
+      // Immediate notification: the workers run in this evaluation phase, in the order
+      // they are notified.
+      while (!m_sleepers.empty() && std::get<0>(m_sleepers.top()) <= now) {
+        std::get<3>(m_sleepers.top())->notify();
+        m_sleepers.pop();
+      }
+      m_waker_at = m_sleepers.empty() ? UINT64_MAX : std::get<0>(m_sleepers.top());
+      if (m_waker_at == UINT64_MAX)
+        sc_core::wait(m_sleeper_added);
+      else
+        sc_core::wait(ps(m_waker_at - now), m_sleeper_added);
+    }
+  });
+}
+
+uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint32_t ch, uint64_t begin,
+                                  const std::string& what, const NpuExtension& tag) {
   Flow flow;
   flow.transfer = &t;
   flow.what = &what;
   flow.tag = tag;
+  flow.channel = ch;
   flow.begin = begin + m_config.setup_latency_ps;
   flow.count = bursts(t);
   flow.window = in_flight(t);
   for (uint32_t i = 0; i < flow.window; ++i)
-    flow.freed.push(flow.begin);
+    flow.freed.push(0); // free from the start: the first bursts go at their slots
   ready(flow);
-  m_flow_added.notify(sc_core::SC_ZERO_TIME);
   sc_core::wait(flow.done);
   if (flow.error)
     std::rethrow_exception(flow.error);
@@ -167,10 +224,14 @@ void DmaEngine::ready(Flow& f) {
     return;
   // The next burst takes the place in the window that freed first; the channel issues at
   // most one burst per cycle.
-  f.queued_at = std::max(f.freed.top(), f.begin + f.next * m_period_ps);
-  f.queued_seq = m_ready_seq++;
-  m_ready.add(Ready{f.queued_at, f.queued_seq, &f});
+  const uint64_t slot = f.begin + f.next * m_period_ps;
+  f.queued_at = std::max(f.freed.top(), slot);
+  // Access64: the worker whose burst freed the place at queued_at takes the next burst
+  // then, after every worker already due at that time.
+  f.queued_late = f.freed.top() >= slot ? 1 : 0;
+  m_ready.add(Ready{f.queued_at, f.queued_late, f.channel, f.next, &f});
   f.queued = true;
+  wake_pump(f.queued_at);
 }
 
 void DmaEngine::start_burst(Flow& f, uint64_t at) {
@@ -186,6 +247,7 @@ void DmaEngine::start_burst(Flow& f, uint64_t at) {
     m_free_slots.pop_back();
   }
   slot->flow = &f;
+  slot->index = f.next;
   slot->tag = f.tag;
   slot->span = span(*f.transfer, f.next);
   slot->writing = false;
@@ -232,7 +294,12 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
     }
   } else if (!slot.writing) {
     slot.writing = true; // the write leaves when the read data is in
-    send(slot, at);
+    if (at > to_ps(time_now(*this))) {
+      m_stages.emplace(at, 0, f.channel, slot.index, &slot);
+      wake_pump(at);
+    } else {
+      send(slot, at);
+    }
     return;
   }
   m_free_slots.push_back(&slot);
@@ -244,31 +311,52 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   }
   if (f.queued && at < f.queued_at) {
     // The place that freed now is earlier than the one the queued burst waits for.
-    m_ready.remove(Ready{f.queued_at, f.queued_seq, &f});
+    m_ready.remove(Ready{f.queued_at, f.queued_late, f.channel, f.next, &f});
     f.queued = false;
   }
-  const bool was_queued = f.queued;
   ready(f);
-  if (!was_queued && f.queued)
-    m_flow_added.notify(sc_core::SC_ZERO_TIME);
+}
+
+void DmaEngine::wake_pump(uint64_t at) {
+  if (at >= m_pump_at)
+    return; // the loop is awake, or wakes by then
+  m_pump_at = at;
+  m_flow_added.notify(sc_core::SC_ZERO_TIME);
 }
 
 void DmaEngine::pump() {
-  guarded([this] {
+  // The order of what is due: (time, late, channel, burst).
+  auto key = [](const auto& item) {
+    return std::make_tuple(std::get<0>(item), std::get<1>(item), std::get<2>(item),
+                           std::get<3>(item));
+  };
+  guarded([&] {
     while (true) {
-      while (m_ready.empty())
-        sc_core::wait(m_flow_added);
-      const uint64_t horizon = to_ps(time_now(*this)) + m_quantum_ps;
-      while (!m_ready.empty() && std::get<0>(m_ready.next()) <= horizon) {
-        const auto [at, seq, flow] = m_ready.next();
-        m_ready.pop();
-        start_burst(*flow, at);
-      }
-      if (m_ready.empty())
-        continue;
-      // Sleep until the next burst is a quantum away, or a burst becomes ready.
       const uint64_t now = to_ps(time_now(*this));
-      sc_core::wait(ps(std::get<0>(m_ready.next()) - m_quantum_ps - now), m_flow_added);
+      m_pump_at = 0; // awake: what is queued meanwhile is seen below
+      while (true) {
+        const bool burst = !m_ready.empty() && std::get<0>(m_ready.next()) <= now;
+        const bool write = !m_stages.empty() && std::get<0>(m_stages.top()) <= now;
+        if (write && (!burst || key(m_stages.top()) < key(m_ready.next()))) {
+          Slot* slot = std::get<4>(m_stages.top());
+          m_stages.pop();
+          send(*slot, now);
+        } else if (burst) {
+          const auto [at, late, ch, index, flow] = m_ready.next();
+          m_ready.pop();
+          start_burst(*flow, at);
+        } else {
+          break;
+        }
+      }
+      uint64_t next = m_ready.empty() ? UINT64_MAX : std::get<0>(m_ready.next());
+      if (!m_stages.empty())
+        next = std::min(next, std::get<0>(m_stages.top()));
+      m_pump_at = next;
+      if (next == UINT64_MAX)
+        sc_core::wait(m_flow_added);
+      else
+        sc_core::wait(ps(next - now), m_flow_added);
     }
   });
 }

@@ -32,6 +32,10 @@ namespace npu {
 /// bursts queue behind other traffic at the memories. Granularity::Access64: each burst
 /// is a blocking transaction of its own channel worker thread. Granularity::Burst: one
 /// loop issues every transfer's bursts as non-blocking transactions (pump).
+/// Either way every read and write goes out at its own time, and those due at the same
+/// time in one order on both paths (the memories book their ports in the order requests
+/// come): first those due since before that time, then the bursts that a place freed at
+/// that time lets in; each group by channel, then burst.
 class DmaEngine : public sc_core::sc_module, public DmaIf {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
@@ -74,7 +78,21 @@ private:
   };
   Totals totals() const;
 
-  uint32_t acquire();
+  /// Waits for a free channel and takes it. Transfers that ask at the same time get their
+  /// channels in one order on both paths, by (initiator, unit, launch, source, destination);
+  /// those that asked earlier first; channels go round-robin.
+  uint32_t acquire(const DmaTransfer& transfer, const NpuExtension& tag);
+  /// Hands the free channels to the waiting claims, in order (a method).
+  void grant();
+  /// A transfer waiting for a channel: its order, its wake-up event, the channel it got.
+  struct Claim {
+    std::tuple<uint64_t, int, int, uint64_t, uint64_t, uint64_t, uint64_t> key;
+    sc_core::sc_event* granted = nullptr;
+    uint32_t channel = 0;
+  };
+  /// A wake-up event from the pool (an event is costly to build), and back.
+  sc_core::sc_event* take_event();
+  void give_event(sc_core::sc_event* event) { m_free_wakes.push_back(event); }
   /// Where burst `index` of `transfer` reads and writes, and its length (bursts never
   /// cross a row).
   struct BurstSpan {
@@ -82,9 +100,19 @@ private:
     uint32_t len;
   };
   BurstSpan span(const DmaTransfer& transfer, uint64_t index) const;
-  /// Moves burst `index` of `transfer`, waiting for each transaction.
-  void burst(const DmaTransfer& transfer, uint64_t index, const std::string& what,
+  /// Moves burst `index` of `transfer` on channel `ch`, waiting for each transaction and
+  /// then for its time (wait_until).
+  void burst(const DmaTransfer& transfer, uint64_t index, uint32_t ch, const std::string& what,
              const NpuExtension& tag);
+  /// Granularity::Access64: blocks the calling worker, of channel `ch` on burst `index`,
+  /// until `at_ps` (now, if earlier). The workers due at a time resume in order of channel,
+  /// then burst, those that called before that time first (SystemC alone would resume them
+  /// in an order of its own).
+  void wait_until(uint64_t at_ps, uint32_t ch, uint64_t index);
+  /// The thread that resumes the workers waiting in wait_until, at their times, in order.
+  void waker();
+  /// A worker in wait_until: (time, channel, burst, its wake-up event).
+  using Sleeper = std::tuple<uint64_t, uint32_t, uint64_t, sc_core::sc_event*>;
   /// Bursts of `transfer` one channel keeps in flight.
   uint32_t in_flight(const DmaTransfer& transfer) const;
   uint64_t bursts(const DmaTransfer& transfer) const;
@@ -94,25 +122,27 @@ private:
                       const std::string& what, const NpuExtension& tag);
   /// Granularity::Burst: hands the transfer to the burst loop (pump) and waits once, for
   /// its last burst. Returns the bursts moved.
-  uint64_t run_decoupled(const DmaTransfer& transfer, uint64_t begin, const std::string& what,
-                         const NpuExtension& tag);
+  uint64_t run_decoupled(const DmaTransfer& transfer, uint32_t ch, uint64_t begin,
+                         const std::string& what, const NpuExtension& tag);
   /// A transfer in the burst loop.
   struct Flow {
     const DmaTransfer* transfer = nullptr;
     const std::string* what = nullptr;
     NpuExtension tag;
-    uint64_t begin = 0;  ///< issue slot of the first burst
-    uint64_t next = 0;   ///< next burst to issue
-    uint64_t count = 0;  ///< bursts in all
-    uint32_t window = 1; ///< bursts it may keep in flight
+    uint32_t channel = 0; ///< the DMA channel it runs on
+    uint64_t begin = 0;   ///< issue slot of the first burst
+    uint64_t next = 0;    ///< next burst to issue
+    uint64_t count = 0;   ///< bursts in all
+    uint32_t window = 1;  ///< bursts it may keep in flight
     /// When each free place of the window freed up: a burst done at t frees its place at t,
     /// even when the loop learns of it earlier (a write answered in the call). The others
     /// are bursts in flight.
     std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> freed;
-    bool queued = false;     ///< its next burst waits in m_ready
-    uint64_t queued_at = 0;  ///< when that burst issues
-    uint64_t queued_seq = 0; ///< its order in m_ready
-    uint64_t end = 0;        ///< when its last burst so far was done
+    bool queued = false;    ///< its next burst waits in m_ready
+    uint64_t queued_at = 0; ///< when that burst issues
+    /// 1 when a place freed at queued_at lets it in: it goes after what was due already.
+    uint8_t queued_late = 0;
+    uint64_t end = 0; ///< when its last burst so far was done
     std::exception_ptr error;
     sc_core::sc_event done;
   };
@@ -126,15 +156,20 @@ private:
     NpuExtension tag;
     std::vector<uint8_t> data;
     Flow* flow = nullptr;
+    uint64_t index = 0; ///< its burst in the transfer
     BurstSpan span{};
     bool writing = false;
   };
-  /// A burst ready to issue: (issue time, order, its flow).
-  using Ready = std::tuple<uint64_t, uint64_t, Flow*>;
-  /// The burst loop: issues the ready bursts of every transfer in order of their issue
-  /// times, up to one quantum ahead of simulated time (a target books its port in the order
-  /// requests come, so requests far ahead would delay other initiators' earlier ones).
+  /// A burst ready to issue: (issue time, late, channel, burst, its flow).
+  using Ready = std::tuple<uint64_t, uint8_t, uint32_t, uint64_t, Flow*>;
+  /// A burst whose read is done and whose write leaves later: (time, 0, channel, burst,
+  /// its slot).
+  using Stage = std::tuple<uint64_t, uint8_t, uint32_t, uint64_t, Slot*>;
+  /// The burst loop: at each time something is due, issues the ready bursts and sends the
+  /// writes due, in the order the class comment gives.
   void pump();
+  /// Wakes the burst loop if it sleeps past `at`.
+  void wake_pump(uint64_t at);
   /// Queues the next burst of `flow` if a place in its window is free, at the time that
   /// place freed or at the burst's slot, whichever is later.
   void ready(Flow& flow);
@@ -171,18 +206,25 @@ private:
     std::vector<Ready> m_items;
   };
   ReadyList m_ready;
-  uint64_t m_ready_seq = 0;
+  /// Writes to send later: the target of a write books it when it is sent.
+  std::priority_queue<Stage, std::vector<Stage>, std::greater<>> m_stages;
+  uint64_t m_pump_at = 0; ///< when the burst loop wakes next (UINT64_MAX: when told)
+  /// Granularity::Access64: workers waiting in wait_until, and when the waker wakes next;
+  /// the wake-up events of workers and claims.
+  std::priority_queue<Sleeper, std::vector<Sleeper>, std::greater<>> m_sleepers;
+  std::vector<std::unique_ptr<sc_core::sc_event>> m_wake_events;
+  std::vector<sc_core::sc_event*> m_free_wakes;
+  sc_core::sc_event m_sleeper_added;
+  uint64_t m_waker_at = UINT64_MAX;
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;
   PointerMap<tlm::tlm_generic_payload, Slot*> m_slot_of;
   sc_core::sc_event m_flow_added;
   uint64_t m_period_ps;
-  /// How far the burst loop runs ahead of simulated time, in DMA cycles: bursts of
-  /// concurrent transfers meet the memories in the order of their issue times to within it.
-  static constexpr uint64_t kQuantumCycles = 64;
-  uint64_t m_quantum_ps;
   std::deque<Channel> m_channels; ///< a deque: channels hold registered statistics
-  sc_core::sc_event m_channel_freed;
+  std::vector<Claim*> m_claims;
+  uint64_t m_claim_seq = 0;
+  sc_core::sc_event m_grant; ///< a claim came, or a channel freed
   uint32_t m_next_channel = 0;
   Tracer* m_trace = nullptr;
 

@@ -18,9 +18,7 @@ Router::Region::Region(StatList& stats, uint64_t base, uint64_t size, const std:
       utilization(stats, name + "_utilization", "ratio",
                   "fraction of time the " + name + " port carried data",
                   [this](uint64_t simulated_ps) {
-                    return simulated_ps ? static_cast<double>(port.busy_ps() + calendar.busy_ps()) /
-                                              simulated_ps
-                                        : 0;
+                    return simulated_ps ? static_cast<double>(port.busy_ps()) / simulated_ps : 0;
                   }) {}
 
 void Router::map(uint64_t base, uint64_t size, const std::string& name, bool deferred) {
@@ -44,9 +42,7 @@ uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
   const uint64_t now = to_ps(time_now(*this));
   const uint64_t ready = now + to_ps(delay) + m_config.hop_latency_ps;
   const uint64_t occupancy = transfer_ps(len, m_config.port_bytes_per_s);
-  const uint64_t start = m_config.granularity == Granularity::Burst
-                             ? r.calendar.reserve(ready, occupancy, now)
-                             : r.port.reserve(ready, occupancy);
+  const uint64_t start = r.port.reserve(ready, occupancy);
   delay = ps(start) - time_now(*this);
   ++r.transactions;
   r.bytes += len;

@@ -1,6 +1,5 @@
 #pragma once
 
-#include "models/common/busy_calendar.h"
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
@@ -25,9 +24,8 @@ namespace npu {
 /// Blocking and non-blocking transactions both pass: a non-blocking one to a region mapped
 /// `deferred` goes on as non-blocking and its answer comes back over the backward path;
 /// to any other region it is served by b_transport and completed in the call.
-/// On the burst path initiators book ports ahead of simulated time, out of order; a port
-/// then fills the gaps a booking ahead leaves (BusyCalendar) instead of queueing every later
-/// request behind the latest booking.
+/// A port is booked in the order requests come; on either path initiators send at the
+/// time a request leaves, so that order is the order of time.
 class Router : public sc_core::sc_module {
 public:
   tlm_utils::multi_passthrough_target_socket<Router> target;       ///< initiators bind here
@@ -52,8 +50,7 @@ private:
     uint64_t size;
     std::string name;
     bool deferred;
-    BusyResource port;     ///< Granularity::Access64: booked in the order requests come
-    BusyCalendar calendar; ///< Granularity::Burst: requests booked ahead leave gaps to fill
+    BusyResource port; ///< booked in the order requests come
     Stat transactions;
     Stat bytes;
     DerivedStat utilization;

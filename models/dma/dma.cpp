@@ -9,7 +9,8 @@
 
 namespace npu {
 
-DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Granularity granularity)
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Granularity granularity,
+                     TimeOrder* order)
     : sc_module(name), socket("socket"), m_config(config), m_granularity(granularity),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
   for (uint32_t i = 0; i < config.channels; ++i)
@@ -23,7 +24,11 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Gran
     SC_THREAD(pump);
     return;
   }
-  SC_THREAD(waker);
+  if (!order) {
+    m_own_order = std::make_unique<TimeOrder>("order");
+    order = m_own_order.get();
+  }
+  m_order = order;
   for (size_t i = 0; i < m_channels.size(); ++i)
     m_channels[i].workers =
         std::make_unique<WorkerPool>(("channel" + std::to_string(i)).c_str(), config.outstanding);
@@ -167,37 +172,6 @@ uint64_t DmaEngine::run_waited(const DmaTransfer& t, uint32_t ch, uint64_t begin
       },
       in_flight(t));
   return issued;
-}
-
-void DmaEngine::wait_until(uint64_t at, uint32_t ch, uint64_t index) {
-  at = std::max(at, to_ps(time_now(*this)));
-  sc_core::sc_event* wake = take_event();
-  m_sleepers.emplace(at, ch, index, wake);
-  if (at < m_waker_at) {
-    m_waker_at = at;
-    m_sleeper_added.notify(sc_core::SC_ZERO_TIME);
-  }
-  sc_core::wait(*wake);
-  give_event(wake);
-}
-
-void DmaEngine::waker() {
-  guarded([this] {
-    while (true) {
-      const uint64_t now = to_ps(time_now(*this));
-      // Immediate notification: the workers run in this evaluation phase, in the order
-      // they are notified.
-      while (!m_sleepers.empty() && std::get<0>(m_sleepers.top()) <= now) {
-        std::get<3>(m_sleepers.top())->notify();
-        m_sleepers.pop();
-      }
-      m_waker_at = m_sleepers.empty() ? UINT64_MAX : std::get<0>(m_sleepers.top());
-      if (m_waker_at == UINT64_MAX)
-        sc_core::wait(m_sleeper_added);
-      else
-        sc_core::wait(ps(m_waker_at - now), m_sleeper_added);
-    }
-  });
 }
 
 uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint32_t ch, uint64_t begin,

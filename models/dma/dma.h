@@ -3,6 +3,7 @@
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
+#include "models/common/time_order.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
 #include "models/common/worker_pool.h"
@@ -40,8 +41,10 @@ class DmaEngine : public sc_core::sc_module, public DmaIf {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
+  /// Granularity::Access64 resumes the worker threads through `order` (shared with other
+  /// initiators; null: one of its own).
   DmaEngine(sc_core::sc_module_name name, const DmaConfig& config,
-            Granularity granularity = Granularity::Access64);
+            Granularity granularity = Granularity::Access64, TimeOrder* order = nullptr);
 
   /// Runs `transfer`; blocks the calling SystemC thread until the last write is
   /// done. A bus error throws SimulationError naming `what`.
@@ -106,13 +109,10 @@ private:
              const NpuExtension& tag);
   /// Granularity::Access64: blocks the calling worker, of channel `ch` on burst `index`,
   /// until `at_ps` (now, if earlier). The workers due at a time resume in order of channel,
-  /// then burst, those that called before that time first (SystemC alone would resume them
-  /// in an order of its own).
-  void wait_until(uint64_t at_ps, uint32_t ch, uint64_t index);
-  /// The thread that resumes the workers waiting in wait_until, at their times, in order.
-  void waker();
-  /// A worker in wait_until: (time, channel, burst, its wake-up event).
-  using Sleeper = std::tuple<uint64_t, uint32_t, uint64_t, sc_core::sc_event*>;
+  /// then burst, those that called before that time first (TimeOrder).
+  void wait_until(uint64_t at_ps, uint32_t ch, uint64_t index) {
+    m_order->wait_until(at_ps, {TimeOrder::kDma, ch, index});
+  }
   /// Bursts of `transfer` one channel keeps in flight.
   uint32_t in_flight(const DmaTransfer& transfer) const;
   uint64_t bursts(const DmaTransfer& transfer) const;
@@ -209,13 +209,11 @@ private:
   /// Writes to send later: the target of a write books it when it is sent.
   std::priority_queue<Stage, std::vector<Stage>, std::greater<>> m_stages;
   uint64_t m_pump_at = 0; ///< when the burst loop wakes next (UINT64_MAX: when told)
-  /// Granularity::Access64: workers waiting in wait_until, and when the waker wakes next;
-  /// the wake-up events of workers and claims.
-  std::priority_queue<Sleeper, std::vector<Sleeper>, std::greater<>> m_sleepers;
+  std::unique_ptr<TimeOrder> m_own_order; ///< when none is shared
+  TimeOrder* m_order = nullptr;           ///< Granularity::Access64: resumes the workers
+  /// The wake-up events of claims, and those free.
   std::vector<std::unique_ptr<sc_core::sc_event>> m_wake_events;
   std::vector<sc_core::sc_event*> m_free_wakes;
-  sc_core::sc_event m_sleeper_added;
-  uint64_t m_waker_at = UINT64_MAX;
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;
   PointerMap<tlm::tlm_generic_payload, Slot*> m_slot_of;

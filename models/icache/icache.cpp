@@ -6,12 +6,13 @@
 
 namespace npu {
 
-ICache::ICache(sc_core::sc_module_name name, const ICacheConfig& config, int unit)
+ICache::ICache(sc_core::sc_module_name name, const ICacheConfig& config, int unit, TimeOrder* order)
     : sc_module(name), socket("socket"), m_config(config), m_unit(unit),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_tags(config.size_bytes, config.line_bytes, config.ways),
       m_fills(std::make_unique<WorkerPool>("fills", config.fills_outstanding)),
-      m_line(config.line_bytes) {}
+      m_own_order(order ? nullptr : std::make_unique<TimeOrder>("order")),
+      m_order(order ? order : m_own_order.get()), m_line(config.line_bytes) {}
 
 uint64_t ICache::resident_lines(uint64_t addr, uint64_t bytes) const {
   uint64_t n = 0;
@@ -81,10 +82,13 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
     m_fills->run(m_missing.size(), [&](uint64_t i) {
       // The model keeps tags only: the instruction bytes are read and discarded, so
       // every fill may share one scratch line.
+      // Fills that fall at one time, of this unit or others, go in order of unit and fill.
+      const TimeOrder::Key key{TimeOrder::kInstructionCache, static_cast<uint64_t>(m_unit), i};
+      m_order->wait_until(to_ps(sc_core::sc_time_stamp()), key);
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       const auto status = transact(socket, tlm::TLM_READ_COMMAND, m_missing[i], m_line.data(),
                                    static_cast<uint32_t>(line), ext, delay);
-      sc_core::wait(delay);
+      m_order->wait_until(to_ps(sc_core::sc_time_stamp() + delay), key);
       if (status != tlm::TLM_OK_RESPONSE)
         throw SimulationError("instruction fetch of launch " + std::to_string(launch_id) +
                               " on unit " + std::to_string(m_unit) + " failed: address not mapped");

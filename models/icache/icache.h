@@ -2,6 +2,7 @@
 
 #include "models/common/energy.h"
 #include "models/common/stats.h"
+#include "models/common/time_order.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
 #include "models/common/worker_pool.h"
@@ -28,7 +29,10 @@ class ICache : public sc_core::sc_module, public InstructionCacheIf {
 public:
   tlm_utils::simple_initiator_socket<ICache> socket;
 
-  ICache(sc_core::sc_module_name name, const ICacheConfig& config, int unit);
+  /// Fills start and end through `order` (shared with other initiators; null: one of its
+  /// own), so fills of several units that fall at one time meet the memory in one order.
+  ICache(sc_core::sc_module_name name, const ICacheConfig& config, int unit,
+         TimeOrder* order = nullptr);
 
   /// Phase 4: makes [addr, addr+bytes) resident, filling missing lines with up to
   /// fills_outstanding in flight; blocks the calling thread until the last fill.
@@ -76,6 +80,8 @@ private:
   uint64_t m_period_ps;
   TagStore m_tags;
   std::unique_ptr<WorkerPool> m_fills;
+  std::unique_ptr<TimeOrder> m_own_order; ///< when none is shared
+  TimeOrder* m_order;
   std::vector<uint64_t> m_missing; ///< scratch: lines to fill
   std::vector<uint8_t> m_line;     ///< scratch: fill data per worker
   Counts m_preload;

@@ -48,7 +48,9 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   const Granularity granularity = config.interconnect.granularity;
   m_ddr = std::make_unique<Ddr>("ddr", config.ddr, granularity);
   m_sram = std::make_unique<Sram>("sram", config.sram);
-  m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity);
+  // One order for what the DMA's workers and the instruction caches' fills do at one time.
+  m_order = std::make_unique<TimeOrder>("order");
+  m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity, m_order.get());
 
   // Testbench buffers first, then equal tile partitions for the units.
   m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
@@ -56,8 +58,8 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
       (config.sram.size_bytes - config.sram.buffer_bytes) / config.compute.units / 64 * 64;
   for (uint32_t i = 0; i < config.compute.units; ++i) {
     const std::string suffix = std::to_string(i);
-    m_icaches.push_back(
-        std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache, static_cast<int>(i)));
+    m_icaches.push_back(std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache,
+                                                 static_cast<int>(i), m_order.get()));
     const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
     m_units.push_back(std::make_unique<ComputeUnit>(("unit" + suffix).c_str(), config.compute,
                                                     static_cast<int>(i), Region{base, partition},

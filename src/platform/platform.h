@@ -3,6 +3,7 @@
 #include "models/common/energy.h"
 #include "models/common/launch_log.h"
 #include "models/common/stats.h"
+#include "models/common/time_order.h"
 #include "models/compute/compute_unit.h"
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"
@@ -83,6 +84,7 @@ private:
   std::unique_ptr<Router> m_router;
   std::unique_ptr<Ddr> m_ddr;
   std::unique_ptr<Sram> m_sram;
+  std::unique_ptr<TimeOrder> m_order;
   std::unique_ptr<DmaEngine> m_dma;
   std::vector<std::unique_ptr<ICache>> m_icaches;
   std::unique_ptr<ICacheL2> m_icache_l2; ///< shared second level, when configured

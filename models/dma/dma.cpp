@@ -44,11 +44,9 @@ uint32_t DmaEngine::acquire(const DmaTransfer& t, const NpuExtension& tag) {
   claim.key = {
       to_ps(time_now(*this)), static_cast<int>(tag.who), tag.unit, tag.launch_id, t.src, t.dst,
       m_claim_seq++};
-  claim.granted = take_event();
   m_claims.push_back(&claim);
   m_grant.notify(sc_core::SC_ZERO_TIME); // once every claim of this time is in
-  sc_core::wait(*claim.granted);
-  give_event(claim.granted);
+  sc_core::wait(claim.granted);
   return claim.channel;
 }
 
@@ -63,20 +61,10 @@ void DmaEngine::grant() {
     m_channels[ch].busy = true;
     Claim& claim = *m_claims[granted++];
     claim.channel = ch;
-    claim.granted->notify(); // immediate: the claimant runs in this evaluation phase
+    claim.granted.notify(); // immediate: the claimant runs in this evaluation phase
     m_next_channel = (ch + 1) % m_channels.size();
   }
   m_claims.erase(m_claims.begin(), m_claims.begin() + static_cast<std::ptrdiff_t>(granted));
-}
-
-sc_core::sc_event* DmaEngine::take_event() {
-  if (m_free_wakes.empty()) {
-    m_wake_events.push_back(std::make_unique<sc_core::sc_event>());
-    return m_wake_events.back().get();
-  }
-  sc_core::sc_event* event = m_free_wakes.back();
-  m_free_wakes.pop_back();
-  return event;
 }
 
 static std::string hex(uint64_t v) {

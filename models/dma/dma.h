@@ -90,12 +90,9 @@ private:
   /// A transfer waiting for a channel: its order, its wake-up event, the channel it got.
   struct Claim {
     std::tuple<uint64_t, int, int, uint64_t, uint64_t, uint64_t, uint64_t> key;
-    sc_core::sc_event* granted = nullptr;
+    sc_core::sc_event granted; ///< unnamed, made while running: cheap to build
     uint32_t channel = 0;
   };
-  /// A wake-up event from the pool (an event is costly to build), and back.
-  sc_core::sc_event* take_event();
-  void give_event(sc_core::sc_event* event) { m_free_wakes.push_back(event); }
   /// Where burst `index` of `transfer` reads and writes, and its length (bursts never
   /// cross a row).
   struct BurstSpan {
@@ -208,12 +205,10 @@ private:
   ReadyList m_ready;
   /// Writes to send later: the target of a write books it when it is sent.
   std::priority_queue<Stage, std::vector<Stage>, std::greater<>> m_stages;
-  uint64_t m_pump_at = 0; ///< when the burst loop wakes next (UINT64_MAX: when told)
-  std::unique_ptr<TimeOrder> m_own_order; ///< when none is shared
-  TimeOrder* m_order = nullptr;           ///< Granularity::Access64: resumes the workers
-  /// The wake-up events of claims, and those free.
-  std::vector<std::unique_ptr<sc_core::sc_event>> m_wake_events;
-  std::vector<sc_core::sc_event*> m_free_wakes;
+  /// When the burst loop wakes next (UINT64_MAX: when told; 0 while it runs).
+  uint64_t m_pump_at = 0;
+  std::unique_ptr<TimeOrder> m_own_order;     ///< when none is shared
+  TimeOrder* m_order = nullptr;               ///< Granularity::Access64: resumes the workers
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;
   PointerMap<tlm::tlm_generic_payload, Slot*> m_slot_of;

@@ -5,16 +5,32 @@
 
 namespace npu {
 
+uint8_t* SparseMemory::find(uint64_t page) const {
+  auto& recent = m_recent[page % kRecent];
+  if (recent.first != page + 1) {
+    const auto it = m_pages.find(page);
+    recent = {page + 1, it == m_pages.end() ? nullptr : it->second.get()};
+  }
+  return recent.second;
+}
+
+uint8_t* SparseMemory::create(uint64_t page) {
+  auto& slot = m_pages[page];
+  slot = std::make_unique<uint8_t[]>(kPageBytes);
+  std::memset(slot.get(), 0, kPageBytes);
+  m_recent[page % kRecent] = {page + 1, slot.get()};
+  return slot.get();
+}
+
 void SparseMemory::read(uint64_t addr, uint8_t* dst, uint64_t len) const {
   while (len > 0) {
     const uint64_t page = addr / kPageBytes;
     const uint64_t offset = addr % kPageBytes;
     const uint64_t chunk = std::min(len, kPageBytes - offset);
-    const auto it = m_pages.find(page);
-    if (it == m_pages.end())
-      std::memset(dst, 0, chunk);
+    if (const uint8_t* bytes = find(page))
+      std::memcpy(dst, bytes + offset, chunk);
     else
-      std::memcpy(dst, it->second.get() + offset, chunk);
+      std::memset(dst, 0, chunk);
     addr += chunk;
     dst += chunk;
     len -= chunk;
@@ -26,12 +42,10 @@ void SparseMemory::write(uint64_t addr, const uint8_t* src, uint64_t len) {
     const uint64_t page = addr / kPageBytes;
     const uint64_t offset = addr % kPageBytes;
     const uint64_t chunk = std::min(len, kPageBytes - offset);
-    auto& slot = m_pages[page];
-    if (!slot) {
-      slot = std::make_unique<uint8_t[]>(kPageBytes);
-      std::memset(slot.get(), 0, kPageBytes);
-    }
-    std::memcpy(slot.get() + offset, src, chunk);
+    uint8_t* bytes = find(page);
+    if (!bytes)
+      bytes = create(page);
+    std::memcpy(bytes + offset, src, chunk);
     addr += chunk;
     src += chunk;
     len -= chunk;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
@@ -23,8 +24,17 @@ public:
 
 private:
   static constexpr uint64_t kPageBytes = 4096;
+  /// The page holding `page`'s bytes, or null while it is untouched.
+  uint8_t* find(uint64_t page) const;
+  uint8_t* create(uint64_t page);
+
   uint64_t m_size_bytes;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> m_pages;
+  /// Pages looked up lately, by page number modulo its size: (page + 1, its bytes or null
+  /// while untouched); 0 marks a free entry. Concurrent streams (DMA bursts walking tiles)
+  /// come back to the same few pages, which the hash map would look up again each time.
+  static constexpr size_t kRecent = 64;
+  mutable std::array<std::pair<uint64_t, uint8_t*>, kRecent> m_recent{};
 };
 
 } // namespace npu

@@ -73,6 +73,28 @@ TEST(SparseMemory, OverwriteKeepsNeighbours) {
                                         0x11, 0x11, 0x11, 0x11, 0x11, 0x11}));
 }
 
+TEST(SparseMemory, PagesSharingARecentEntryKeepTheirOwnBytes) {
+  // Pages 0, 64 and 128 share an entry of the recent-page cache; page 64 is read while
+  // untouched (remembered as absent) and written afterwards.
+  SparseMemory mem(1 << 20);
+  constexpr uint64_t kPage = 4096;
+  uint8_t got = 0xff;
+  mem.read(64 * kPage, &got, 1);
+  EXPECT_EQ(got, 0);
+  const uint8_t a = 0xa1, b = 0xb2;
+  mem.write(0, &a, 1);
+  mem.write(64 * kPage + 5, &b, 1);
+  for (int round = 0; round < 2; ++round) {
+    mem.read(0, &got, 1);
+    EXPECT_EQ(got, 0xa1);
+    mem.read(64 * kPage + 5, &got, 1);
+    EXPECT_EQ(got, 0xb2);
+    mem.read(128 * kPage + 5, &got, 1);
+    EXPECT_EQ(got, 0);
+  }
+  EXPECT_EQ(mem.touched_bytes(), 2 * kPage);
+}
+
 TEST(SparseMemory, ContainsChecksBoundsWithoutOverflow) {
   const SparseMemory mem(1 << 20);
   EXPECT_TRUE(mem.contains(0, 1 << 20));

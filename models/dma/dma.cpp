@@ -191,7 +191,7 @@ void DmaEngine::ready(Flow& f) {
   // Access64: the worker whose burst freed the place at queued_at takes the next burst
   // then, after every worker already due at that time.
   f.queued_late = f.freed.top() >= slot ? 1 : 0;
-  m_ready.add(Ready{f.queued_at, f.queued_late, f.channel, f.next, &f});
+  m_ready.add(Ready{Due(f.queued_at, f.queued_late, f.channel, f.next), &f});
   f.queued = true;
   wake_pump(f.queued_at);
 }
@@ -257,7 +257,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   } else if (!slot.writing) {
     slot.writing = true; // the write leaves when the read data is in
     if (at > to_ps(time_now(*this))) {
-      m_stages.emplace(at, 0, f.channel, slot.index, &slot);
+      m_stages.push(Stage{Due(at, 0, f.channel, slot.index), &slot});
       wake_pump(at);
     } else {
       send(slot, at);
@@ -273,7 +273,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   }
   if (f.queued && at < f.queued_at) {
     // The place that freed now is earlier than the one the queued burst waits for.
-    m_ready.remove(Ready{f.queued_at, f.queued_late, f.channel, f.next, &f});
+    m_ready.remove(Ready{Due(f.queued_at, f.queued_late, f.channel, f.next), &f});
     f.queued = false;
   }
   ready(f);
@@ -287,33 +287,29 @@ void DmaEngine::wake_pump(uint64_t at) {
 }
 
 void DmaEngine::pump() {
-  // The order of what is due: (time, late, channel, burst).
-  auto key = [](const auto& item) {
-    return std::make_tuple(std::get<0>(item), std::get<1>(item), std::get<2>(item),
-                           std::get<3>(item));
-  };
+  // What is due goes in the order of Due: (time, late, channel, burst).
   guarded([&] {
     while (true) {
       const uint64_t now = to_ps(time_now(*this));
       m_pump_at = 0; // awake: what is queued meanwhile is seen below
       while (true) {
-        const bool burst = !m_ready.empty() && std::get<0>(m_ready.next()) <= now;
-        const bool write = !m_stages.empty() && std::get<0>(m_stages.top()) <= now;
-        if (write && (!burst || key(m_stages.top()) < key(m_ready.next()))) {
-          Slot* slot = std::get<4>(m_stages.top());
+        const bool burst = !m_ready.empty() && m_ready.next().due.at <= now;
+        const bool write = !m_stages.empty() && m_stages.top().due.at <= now;
+        if (write && (!burst || m_stages.top().due < m_ready.next().due)) {
+          Slot* slot = m_stages.top().slot;
           m_stages.pop();
           send(*slot, now);
         } else if (burst) {
-          const auto [at, late, ch, index, flow] = m_ready.next();
+          const Ready r = m_ready.next();
           m_ready.pop();
-          start_burst(*flow, at);
+          start_burst(*r.flow, r.due.at);
         } else {
           break;
         }
       }
-      uint64_t next = m_ready.empty() ? UINT64_MAX : std::get<0>(m_ready.next());
+      uint64_t next = m_ready.empty() ? UINT64_MAX : m_ready.next().due.at;
       if (!m_stages.empty())
-        next = std::min(next, std::get<0>(m_stages.top()));
+        next = std::min(next, m_stages.top().due.at);
       m_pump_at = next;
       if (next == UINT64_MAX)
         sc_core::wait(m_flow_added);

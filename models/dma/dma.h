@@ -157,11 +157,32 @@ private:
     BurstSpan span{};
     bool writing = false;
   };
-  /// A burst ready to issue: (issue time, late, channel, burst, its flow).
-  using Ready = std::tuple<uint64_t, uint8_t, uint32_t, uint64_t, Flow*>;
-  /// A burst whose read is done and whose write leaves later: (time, 0, channel, burst,
-  /// its slot).
-  using Stage = std::tuple<uint64_t, uint8_t, uint32_t, uint64_t, Slot*>;
+  /// When something is due in the burst loop and its place among what is due then: late,
+  /// channel and burst packed into one word, so that the loop's queues compare two words.
+  struct Due {
+    uint64_t at = 0;
+    uint64_t order = 0;
+    Due() = default;
+    Due(uint64_t at_ps, uint8_t late, uint32_t channel, uint64_t burst)
+        : at(at_ps), order(uint64_t{late} << 63 | uint64_t{channel} << kBurstBits | burst) {}
+    static constexpr unsigned kBurstBits = 40; ///< bursts of one transfer (channels: 23 bits)
+    bool operator<(const Due& o) const { return at != o.at ? at < o.at : order < o.order; }
+    bool operator>(const Due& o) const { return o < *this; }
+    bool operator==(const Due& o) const { return at == o.at && order == o.order; }
+  };
+  /// A burst ready to issue (late: a window place freed at its time lets it in), and its flow.
+  struct Ready {
+    Due due;
+    Flow* flow;
+    bool operator>(const Ready& o) const { return due > o.due; }
+    bool operator==(const Ready& o) const { return due == o.due; }
+  };
+  /// A burst whose read is done and whose write leaves later (never late), and its slot.
+  struct Stage {
+    Due due;
+    Slot* slot;
+    bool operator>(const Stage& o) const { return due > o.due; }
+  };
   /// The burst loop: at each time something is due, issues the ready bursts and sends the
   /// writes due, in the order the class comment gives.
   void pump();
@@ -191,10 +212,10 @@ private:
     const Ready& next() const { return m_items.back(); }
     void pop() { m_items.pop_back(); }
     void add(const Ready& r) {
-      m_items.insert(std::upper_bound(m_items.begin(), m_items.end(), r, std::greater<>()), r);
+      m_items.insert(std::upper_bound(m_items.begin(), m_items.end(), r, std::greater<Ready>()), r);
     }
     void remove(const Ready& r) {
-      const auto it = std::lower_bound(m_items.begin(), m_items.end(), r, std::greater<>());
+      const auto it = std::lower_bound(m_items.begin(), m_items.end(), r, std::greater<Ready>());
       if (it != m_items.end() && *it == r)
         m_items.erase(it);
     }
@@ -204,7 +225,7 @@ private:
   };
   ReadyList m_ready;
   /// Writes to send later: the target of a write books it when it is sent.
-  std::priority_queue<Stage, std::vector<Stage>, std::greater<>> m_stages;
+  std::priority_queue<Stage, std::vector<Stage>, std::greater<Stage>> m_stages;
   /// When the burst loop wakes next (UINT64_MAX: when told; 0 while it runs).
   uint64_t m_pump_at = 0;
   std::unique_ptr<TimeOrder> m_own_order;     ///< when none is shared

@@ -142,10 +142,13 @@ bool BankQueueScheduler<kRowHitsFirst>::bank_candidate(uint32_t bank, const Dram
 template <bool kRowHitsFirst>
 void BankQueueScheduler<kRowHitsFirst>::choose(DramCandidate& best,
                                                const DramIssueLimits& limits) const {
-  // The hot loop: compare (cycle, priority, age) without building candidates.
+  // The hot loop: the least (cycle, priority, age) without building candidates, as two
+  // words (cycle; priority above age) compared without branches: which candidate wins is
+  // data the branch predictor cannot learn. A candidate equal to the best so far takes its
+  // place.
+  const auto order = [](int prio, uint64_t seq) { return uint64_t(prio) << 62 | seq; };
   uint64_t best_cycle = best.cycle;
-  int best_prio = best.prio;
-  uint64_t best_seq = best.seq;
+  uint64_t best_order = order(best.prio, best.seq);
   const CandView* chosen = nullptr;
   // Locals, so the compiler keeps them in registers across the loop.
   const uint64_t floor = limits.floor;
@@ -154,20 +157,15 @@ void BankQueueScheduler<kRowHitsFirst>::choose(DramCandidate& best,
   const DramTimingState::Group* const groups = m_timing.groups();
   const DramTimingState::Rank* const ranks = m_timing.ranks();
   for (const CandView& v : m_cands) {
-    if (v.bank_part > best_cycle)
-      continue; // its own bank holds it back longer already
-    const DramTimingState::Rank& rk = ranks[v.rank];
-    uint64_t t = std::max(v.bank_part, groups[v.group].next[v.kind]);
-    t = std::max(t, std::max(rk.next[v.kind], floor));
-    if (t > best_cycle || (any_held && held[v.rank]))
-      continue;
-    const int p = prio(v.kind);
-    if (t == best_cycle && (p > best_prio || (p == best_prio && v.seq > best_seq)))
-      continue;
-    best_cycle = t;
-    best_prio = p;
-    best_seq = v.seq;
-    chosen = &v;
+    const uint64_t g = groups[v.group].next[v.kind];
+    const uint64_t r = ranks[v.rank].next[v.kind];
+    const uint64_t t = std::max(std::max(v.bank_part, g), std::max(r, floor));
+    const uint64_t o = order(prio(v.kind), v.seq);
+    const bool free = !any_held || !held[v.rank];
+    const bool take = free & ((t < best_cycle) | ((t == best_cycle) & (o <= best_order)));
+    best_cycle = take ? t : best_cycle;
+    best_order = take ? o : best_order;
+    chosen = take ? &v : chosen;
   }
   if (chosen)
     fill(*chosen, best_cycle, best);

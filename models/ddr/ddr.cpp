@@ -144,7 +144,7 @@ void Ddr::run_controllers() {
   uint64_t at = next == UINT64_MAX ? UINT64_MAX : std::max(cycle_ps(next), now_ps + 1);
   // Arrivals that surely find room are taken late, together, each at its own cycle.
   if (!m_arrivals.empty())
-    at = std::min(at, std::max(deadline_ps(std::get<0>(m_arrivals.top())), now_ps + 1));
+    at = std::min(at, std::max(deadline_ps(m_arrivals.top().at), now_ps + 1));
   if (!m_exact_arrivals.empty())
     at = std::min(at, std::max(m_exact_arrivals.top(), now_ps + 1));
   if (at == UINT64_MAX)
@@ -242,7 +242,7 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
   // An arrival that may find a full queue is taken at its time, so that it waits in line
   // from the right cycle; one that surely finds room may be taken late.
   const bool exact = !reserve(payload, +1) || m_blocked_count > 0;
-  m_arrivals.emplace(arrival, m_arrival_seq++, &payload);
+  m_arrivals.push(Arrival{arrival, m_arrival_seq++, &payload});
   if (exact)
     m_exact_arrivals.push(arrival);
   m_kick.notify(exact ? delay : ps(deadline_ps(arrival)) - time_now(*this));
@@ -323,7 +323,7 @@ void Ddr::admit_blocked(uint64_t cycle) {
 }
 
 void Ddr::take_arrivals(uint64_t until_ps) {
-  while (!m_arrivals.empty() && std::get<0>(m_arrivals.top()) <= until_ps) {
+  while (!m_arrivals.empty() && m_arrivals.top().at <= until_ps) {
     const auto [at, seq, payload] = m_arrivals.top();
     m_arrivals.pop();
     reserve(*payload, -1);

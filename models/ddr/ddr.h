@@ -70,7 +70,12 @@ private:
     tlm::tlm_generic_payload* payload = nullptr; ///< non-blocking: answer it when done
   };
   /// A non-blocking request on its way in: (arrival in ps, order of arrival, payload).
-  using Arrival = std::tuple<uint64_t, uint64_t, tlm::tlm_generic_payload*>;
+  struct Arrival {
+    uint64_t at;  ///< ps
+    uint64_t seq; ///< order of arrival: unique, so the payload never decides
+    tlm::tlm_generic_payload* payload;
+    bool operator>(const Arrival& o) const { return at != o.at ? at > o.at : seq > o.seq; }
+  };
 
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   tlm::tlm_sync_enum nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -198,7 +203,7 @@ private:
   std::vector<Waiter*> m_spare_waiters;
   /// Non-blocking requests: not yet arrived, finished and not yet answered (two buffers, so
   /// answering allocates nothing), and those waiting for a queue entry.
-  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<>> m_arrivals;
+  std::priority_queue<Arrival, std::vector<Arrival>, std::greater<Arrival>> m_arrivals;
   uint64_t m_arrival_seq = 0;
   /// Arrival times of those that the controllers take at their arrival (nb_transport_fw).
   std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> m_exact_arrivals;

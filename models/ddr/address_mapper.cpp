@@ -112,20 +112,23 @@ AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>&
 }
 
 DramAddress AddressMapper::decode(uint64_t addr) const {
+  DramAddress a = decode_in_channel(addr);
+  a.channel = channel_of(addr);
+  return a;
+}
+
+DramAddress AddressMapper::decode_in_channel(uint64_t addr) const {
   const auto field = [&](DramField f) {
     const size_t i = static_cast<size_t>(f);
     return (addr >> m_shift[i]) & m_mask[i];
   };
   DramAddress a;
-  a.channel = static_cast<uint32_t>(field(F::Channel));
   a.rank = static_cast<uint32_t>(field(F::Rank));
   a.bankgroup = static_cast<uint32_t>(field(F::BankGroup));
   a.bank = static_cast<uint32_t>(field(F::Bank));
   a.column = static_cast<uint32_t>(field(F::Column));
   const size_t ro = static_cast<size_t>(F::Row);
   a.row = field(F::Row) | (m_top_shift >= 64 ? 0 : (addr >> m_top_shift) << m_bits[ro]);
-  if (m_hash)
-    a.channel ^= static_cast<uint32_t>(channel_hash(addr));
   return a;
 }
 

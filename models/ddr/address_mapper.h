@@ -51,6 +51,9 @@ public:
   AddressMapper(const DramSpec& spec, const std::vector<DramField>& order, bool hash = false);
 
   DramAddress decode(uint64_t addr) const;
+  /// decode() without the channel (left 0): what a channel's controller needs of the
+  /// requests routed to it, without the channel hash.
+  DramAddress decode_in_channel(uint64_t addr) const;
   /// The inverse of decode: the first byte of the access at `a`.
   uint64_t encode(const DramAddress& a) const;
   /// Only the channel field (for routing).

@@ -241,7 +241,7 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
   const uint64_t arrival = to_ps(time_now(*this) + delay);
   // An arrival that may find a full queue is taken at its time, so that it waits in line
   // from the right cycle; one that surely finds room may be taken late.
-  const bool exact = !reserve(payload, +1) || m_blocked_count > 0;
+  const bool exact = !reserve(payload) || m_blocked_count > 0;
   m_arrivals.push(Arrival{arrival, m_arrival_seq++, &payload});
   if (exact)
     m_exact_arrivals.push(arrival);
@@ -250,7 +250,7 @@ tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::
   return tlm::TLM_UPDATED;
 }
 
-bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
+bool Ddr::reserve(const tlm::tlm_generic_payload& payload) {
   const uint64_t access = m_config.spec.access_bytes;
   const uint64_t end = payload.get_address() + payload.get_data_length();
   const size_t dir = payload.is_write() ? 1 : 0;
@@ -259,10 +259,6 @@ bool Ddr::reserve(const tlm::tlm_generic_payload& payload, int sign) {
   for (uint64_t a = payload.get_address() / access * access; a < end; a += access) {
     const uint32_t c = m_mapper.channel_of(a);
     uint32_t& n = m_reserved[c][dir];
-    if (sign < 0) {
-      --n;
-      continue;
-    }
     ++n;
     room = room && m_views[c].queued[dir] + n <= capacity;
   }
@@ -326,7 +322,6 @@ void Ddr::take_arrivals(uint64_t until_ps) {
   while (!m_arrivals.empty() && m_arrivals.top().at <= until_ps) {
     const auto [at, seq, payload] = m_arrivals.top();
     m_arrivals.pop();
-    reserve(*payload, -1);
     admit_blocked(cycle_of(at)); // those waiting in line take the entries free by then first
     accept(*payload, cycle_of(at));
   }
@@ -343,8 +338,14 @@ void Ddr::accept(tlm::tlm_generic_payload& payload, uint64_t cycle) {
   ++waiter->remaining;
   Blocked b{waiter, payload.get_address() / access * access,
             payload.get_address() + payload.get_data_length(), payload.is_write()};
-  if (!admit(b, cycle))
-    block(b);
+  b.reserved = true; // counted when it came (nb_transport_fw)
+  if (admit(b, cycle))
+    return;
+  // Its requests not queued now wait in line: no longer counted as bound for their queues.
+  for (uint64_t a = b.next; a < b.end; a += access)
+    --m_reserved[m_mapper.channel_of(a)][b.is_write ? 1 : 0];
+  b.reserved = false;
+  block(b);
 }
 
 bool Ddr::admit(Blocked& b, uint64_t cycle) {
@@ -362,6 +363,8 @@ bool Ddr::admit(Blocked& b, uint64_t cycle) {
       return false;
     }
     ch.enqueue(DramRequest{new_id(b.waiter), b.next, is_write}, std::max(cycle, ch.now()));
+    if (b.reserved)
+      --m_reserved[c][is_write ? 1 : 0];
     m_busy.set(c);
     look(c);
   }

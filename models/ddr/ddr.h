@@ -89,8 +89,9 @@ private:
     uint64_t next; ///< address of its first request not yet queued
     uint64_t end;  ///< one past its last byte
     bool is_write;
-    uint32_t channel = 0; ///< channel whose full queue stops it
-    uint64_t seq = 0;     ///< order of arrival among blocked requests
+    uint32_t channel = 0;  ///< channel whose full queue stops it
+    uint64_t seq = 0;      ///< order of arrival among blocked requests
+    bool reserved = false; ///< its requests not yet queued are still counted (reserve)
   };
   /// Blocked requests of one line, oldest (lowest seq) first: a vector taken from the front,
   /// so blocking and admitting allocate nothing once it has grown (a std::map allocated a
@@ -130,10 +131,10 @@ private:
   /// Queues every non-blocking request that arrived by `until_ps`, each at its own arrival
   /// cycle, in order of arrival.
   void take_arrivals(uint64_t until_ps);
-  /// Counts (`sign` +1) or uncounts (-1) the payload's requests as bound for their queues;
-  /// true when, counted, every one of them has a free entry even if all counted requests
-  /// before it take theirs.
-  bool reserve(const tlm::tlm_generic_payload& payload, int sign);
+  /// Counts the payload's requests as bound for their queues; true when every one of them
+  /// has a free entry even if all counted requests before it take theirs. Each is uncounted
+  /// as it is queued, or when it starts to wait in line (admit, accept).
+  bool reserve(const tlm::tlm_generic_payload& payload);
   /// The latest time the controllers may first look at a request arriving at `arrival_ps`
   /// without answering anything late: its earliest possible data-burst end.
   uint64_t deadline_ps(uint64_t arrival_ps) const;

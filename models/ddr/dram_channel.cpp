@@ -41,7 +41,7 @@ void DramChannel::enqueue(const DramRequest& r, uint64_t cycle) {
     advance_to(cycle);
   if (!can_accept(r.is_write))
     throw std::logic_error("DramChannel::enqueue: queue full");
-  const DramAddress a = m_mapper.decode(r.addr);
+  const DramAddress a = m_mapper.decode_in_channel(r.addr);
   DramEntry e;
   e.id = r.id;
   e.arrival = cycle;

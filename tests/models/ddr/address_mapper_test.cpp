@@ -92,6 +92,10 @@ TEST(AddressMapper, ChannelHashSpreadsAStridedStreamAndStaysOneToOne) {
     const DramAddress a = hashed.decode(addr);
     EXPECT_EQ(hashed.channel_of(addr), a.channel);
     EXPECT_EQ(hashed.encode(a), addr / 64 * 64);
+    // What a channel's controller decodes: every field but the (hashed) channel.
+    DramAddress in_channel = a;
+    in_channel.channel = 0;
+    EXPECT_EQ(hashed.decode_in_channel(addr), in_channel);
   }
 }
 

@@ -283,7 +283,9 @@ void DmaEngine::wake_pump(uint64_t at) {
   if (at >= m_pump_at)
     return; // the loop is awake, or wakes by then
   m_pump_at = at;
-  m_flow_added.notify(sc_core::SC_ZERO_TIME);
+  // One pending notification per event: an earlier one replaces a later one.
+  const uint64_t now = to_ps(time_now(*this));
+  m_pump_wake.notify(at > now ? ps(at - now) : sc_core::SC_ZERO_TIME);
 }
 
 void DmaEngine::pump() {
@@ -311,10 +313,9 @@ void DmaEngine::pump() {
       if (!m_stages.empty())
         next = std::min(next, m_stages.top().due.at);
       m_pump_at = next;
-      if (next == UINT64_MAX)
-        sc_core::wait(m_flow_added);
-      else
-        sc_core::wait(ps(next - now), m_flow_added);
+      if (next != UINT64_MAX)
+        m_pump_wake.notify(ps(next - now));
+      sc_core::wait(m_pump_wake);
     }
   });
 }

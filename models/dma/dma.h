@@ -233,7 +233,7 @@ private:
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made
   std::vector<Slot*> m_free_slots;
   PointerMap<tlm::tlm_generic_payload, Slot*> m_slot_of;
-  sc_core::sc_event m_flow_added;
+  sc_core::sc_event m_pump_wake; ///< notified for m_pump_at
   uint64_t m_period_ps;
   std::deque<Channel> m_channels; ///< a deque: channels hold registered statistics
   std::vector<Claim*> m_claims;

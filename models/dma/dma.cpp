@@ -256,7 +256,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
     }
   } else if (!slot.writing) {
     slot.writing = true; // the write leaves when the read data is in
-    if (at > to_ps(time_now(*this))) {
+    if (at > current_ps()) {
       m_stages.push(Stage{Due(at, 0, f.channel, slot.index), &slot});
       wake_pump(at);
     } else {
@@ -288,30 +288,45 @@ void DmaEngine::wake_pump(uint64_t at) {
   m_pump_wake.notify(at > now ? ps(at - now) : sc_core::SC_ZERO_TIME);
 }
 
-void DmaEngine::pump() {
+uint64_t DmaEngine::issue_due(uint64_t now) {
   // What is due goes in the order of Due: (time, late, channel, burst).
+  uint64_t at = now;
+  for (;;) {
+    m_loop_ps = at;
+    while (true) {
+      const bool burst = !m_ready.empty() && m_ready.next().due.at <= at;
+      const bool write = !m_stages.empty() && m_stages.top().due.at <= at;
+      if (write && (!burst || m_stages.top().due < m_ready.next().due)) {
+        Slot* slot = m_stages.top().slot;
+        m_stages.pop();
+        send(*slot, at);
+      } else if (burst) {
+        const Ready r = m_ready.next();
+        m_ready.pop();
+        start_burst(*r.flow, std::max(r.due.at, at));
+      } else {
+        break;
+      }
+    }
+    uint64_t next = m_ready.empty() ? UINT64_MAX : m_ready.next().due.at;
+    if (!m_stages.empty())
+      next = std::min(next, m_stages.top().due.at);
+    // Anything else due by `next` (a memory's answer, a thread, a delta at this time) goes
+    // first: the loop waits for `next`.
+    if (next == UINT64_MAX || now + to_ps(sc_core::sc_time_to_pending_activity()) <= next) {
+      m_loop_ps = 0;
+      return next;
+    }
+    at = next;
+  }
+}
+
+void DmaEngine::pump() {
   guarded([&] {
     while (true) {
       const uint64_t now = to_ps(time_now(*this));
       m_pump_at = 0; // awake: what is queued meanwhile is seen below
-      while (true) {
-        const bool burst = !m_ready.empty() && m_ready.next().due.at <= now;
-        const bool write = !m_stages.empty() && m_stages.top().due.at <= now;
-        if (write && (!burst || m_stages.top().due < m_ready.next().due)) {
-          Slot* slot = m_stages.top().slot;
-          m_stages.pop();
-          send(*slot, now);
-        } else if (burst) {
-          const Ready r = m_ready.next();
-          m_ready.pop();
-          start_burst(*r.flow, r.due.at);
-        } else {
-          break;
-        }
-      }
-      uint64_t next = m_ready.empty() ? UINT64_MAX : m_ready.next().due.at;
-      if (!m_stages.empty())
-        next = std::min(next, m_stages.top().due.at);
+      const uint64_t next = issue_due(now);
       m_pump_at = next;
       if (next != UINT64_MAX)
         m_pump_wake.notify(ps(next - now));

@@ -186,6 +186,12 @@ private:
   /// The burst loop: at each time something is due, issues the ready bursts and sends the
   /// writes due, in the order the class comment gives.
   void pump();
+  /// Issues what is due at `now`, then goes on to the next time something is due without
+  /// waiting for it while nothing else in the simulation is due before or at that time:
+  /// every transaction carries its time as annotated delay, and the memories book in the
+  /// order requests come, so the outcome is the one waiting would give, one SystemC
+  /// activation for several times. Returns when the loop is due next (UINT64_MAX: never).
+  uint64_t issue_due(uint64_t now);
   /// Wakes the burst loop if it sleeps past `at`.
   void wake_pump(uint64_t at);
   /// Queues the next burst of `flow` if a place in its window is free, at the time that
@@ -228,6 +234,10 @@ private:
   std::priority_queue<Stage, std::vector<Stage>, std::greater<Stage>> m_stages;
   /// When the burst loop wakes next (UINT64_MAX: when told; 0 while it runs).
   uint64_t m_pump_at = 0;
+  /// The time the burst loop has gone on to while it runs (issue_due), else 0.
+  uint64_t m_loop_ps = 0;
+  /// The time a transaction answered now is answered at the earliest: the burst loop's.
+  uint64_t current_ps() const { return std::max(to_ps(time_now(*this)), m_loop_ps); }
   std::unique_ptr<TimeOrder> m_own_order;     ///< when none is shared
   TimeOrder* m_order = nullptr;               ///< Granularity::Access64: resumes the workers
   std::vector<std::unique_ptr<Slot>> m_slots; ///< every slot ever made

@@ -180,6 +180,42 @@ TEST(Dma, OneTransferTakesTheSameTimeOnBothPaths) {
   EXPECT_EQ(tb, t64) << "64B path " << t64 << " ps, burst path " << tb << " ps";
 }
 
+// The burst loop issues ahead of time only while nothing else in the simulation is due: an
+// initiator that writes the SRAM in the middle of a copy gets the SRAM port at its time,
+// before the copy's later bursts, on both paths alike.
+TEST(Dma, AnotherInitiatorMidCopyGetsTheSramPortAtItsTime) {
+  test::use_ps_resolution();
+  const std::string rest =
+      "}\nddr: {preset: HBM2E, channels: 8}\n"
+      "dma: {outstanding: 16, burst: 256B}\nsram: {size: 2MiB, ports: 1, latency: 4}\n";
+  CopyBench fine("fine", "name: t\ninterconnect: {granularity: 64B" + rest);
+  CopyBench coarse("coarse", "name: t\ninterconnect: {granularity: burst" + rest);
+  const uint64_t bytes = 256 << 10;
+  uint64_t t64 = 0, tb = 0, other64 = 0, otherb = 0;
+  TestThread a("a", [&] { fine.run(bytes, t64); });
+  TestThread b("b", [&] { coarse.run(bytes, tb); });
+  auto writer = [](uint64_t& delay_ps) {
+    return [&delay_ps](test::TestInitiator& self) {
+      sc_core::wait(sc_core::sc_time(3, sc_core::SC_US)); // mid-copy
+      std::vector<uint8_t> data(4096, 0x5a);
+      const auto [status, delay] = self.access_now(
+          tlm::TLM_WRITE_COMMAND, address_map::kSramBase + (1 << 20), data.data(), 4096);
+      EXPECT_EQ(status, tlm::TLM_OK_RESPONSE);
+      delay_ps = delay;
+    };
+  };
+  test::TestInitiator fine_other("fine_other", writer(other64));
+  test::TestInitiator coarse_other("coarse_other", writer(otherb));
+  fine_other.socket.bind(fine.router.target);
+  coarse_other.socket.bind(coarse.router.target);
+  sc_core::sc_start();
+  ASSERT_TRUE(a.finished() && b.finished() && fine_other.finished() && coarse_other.finished())
+      << test::failure_message().value_or("");
+  ASSERT_GT(t64, 3000000u) << "the copy must still run at 3 us";
+  EXPECT_EQ(otherb, other64) << "the mid-copy write's time, burst path vs 64B path";
+  EXPECT_EQ(tb, t64);
+}
+
 // A channel keeps `outstanding` bursts in flight, as many as its read buffer holds:
 // short rows make short bursts, and more of those fit.
 TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {

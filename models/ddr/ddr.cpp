@@ -118,8 +118,10 @@ void Ddr::run_controllers() {
     if (v.next_event > now && !(m_nonblocking && v.issued))
       return;
     DramChannel& ch = *m_channels[c];
-    if (ch.due(now))
+    if (ch.due(now)) {
       ch.advance_to(now);
+      m_passed_cycle = UINT64_MAX; // it may have freed queue entries
+    }
     if (m_nonblocking)
       ch.deliver_issued();
     look(c);
@@ -201,6 +203,7 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
     // (they may have freed a queue entry).
     if (const uint64_t cycle = cycle_now(); cycle > ch.now()) {
       ch.advance_to(cycle);
+      m_passed_cycle = UINT64_MAX; // it may have freed queue entries
       look(c);
     }
     if (!ch.can_accept(is_write)) {
@@ -278,7 +281,7 @@ void Ddr::wait_in_line(const Blocked& b) {
 }
 
 void Ddr::admit_blocked(uint64_t cycle) {
-  if (m_blocked_count == 0)
+  if (m_blocked_count == 0 || cycle == m_passed_cycle)
     return;
   // Queues only fill during the pass, so a line whose queue is full at its start waits it
   // out; the others are served oldest request first across lines.
@@ -316,6 +319,7 @@ void Ddr::admit_blocked(uint64_t cycle) {
     if (!waiting.empty() && room(line))
       heads.emplace(waiting.front().seq, line);
   }
+  m_passed_cycle = cycle;
 }
 
 void Ddr::take_arrivals(uint64_t until_ps) {

@@ -230,6 +230,12 @@ private:
   /// Lets blocked requests take the queue entries free at `cycle`, oldest first, as one
   /// pass over them all in order of arrival would.
   void admit_blocked(uint64_t cycle);
+  /// The cycle of admit_blocked's latest pass while nothing since can have freed a queue
+  /// entry by then (UINT64_MAX: none). After a pass every line left waiting has a full queue
+  /// whose channel is at that cycle or has nothing due by it; queuing more requests at that
+  /// cycle frees nothing, only advancing a channel does (run_controllers, b_transport). A
+  /// second pass at that cycle would find nothing to admit.
+  uint64_t m_passed_cycle = UINT64_MAX;
   bool m_in_controllers = false; ///< run_controllers is running
   bool m_nonblocking = false;    ///< Granularity::Burst: non-blocking requests come in
   uint64_t m_last_cycle = 0;     ///< cycle of the controllers' latest run

@@ -191,7 +191,7 @@ void DmaEngine::ready(Flow& f) {
   // Access64: the worker whose burst freed the place at queued_at takes the next burst
   // then, after every worker already due at that time.
   f.queued_late = f.freed.top() >= slot ? 1 : 0;
-  m_ready.add(Ready{Due(f.queued_at, f.queued_late, f.channel, f.next), &f});
+  m_ready.add(queued_entry(f));
   f.queued = true;
   wake_pump(f.queued_at);
 }
@@ -273,7 +273,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   }
   if (f.queued && at < f.queued_at) {
     // The place that freed now is earlier than the one the queued burst waits for.
-    m_ready.remove(Ready{Due(f.queued_at, f.queued_late, f.channel, f.next), &f});
+    m_ready.remove(queued_entry(f));
     f.queued = false;
   }
   ready(f);

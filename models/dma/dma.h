@@ -177,6 +177,10 @@ private:
     bool operator>(const Ready& o) const { return due > o.due; }
     bool operator==(const Ready& o) const { return due == o.due; }
   };
+  /// The entry of `flow`'s queued burst in m_ready (as added, so that it can be removed).
+  static Ready queued_entry(Flow& flow) {
+    return Ready{Due(flow.queued_at, flow.queued_late, flow.channel, flow.next), &flow};
+  }
   /// A burst whose read is done and whose write leaves later (never late), and its slot.
   struct Stage {
     Due due;

@@ -4,6 +4,9 @@
 # path and on the 64-byte path (interconnect.granularity) side by side, with the
 # difference of their simulated times; under each case, the two paths' simulated time and
 # launch phase means compared (scripts/compare_paths.py).
+# Under each case also the ceiling its DDR sets: `npusim membench` of 4,000,000 sequential
+# 64-byte reads on the same config, the DDR model driven alone (no DMA, interconnect, SRAM
+# or host), as requests and DRAM bytes per wall second.
 # Usage: scripts/bench_traffic.sh [CASE...]   CASE: matmul2048 llm7b_decode resnet50_b8
 #   (default: all three). Set NO_BUILD=1 to skip the build step.
 set -euo pipefail
@@ -50,4 +53,14 @@ PY
   done
   /usr/bin/python3 scripts/compare_paths.py "$out/$c-burst/report.json" "$out/$c-64B/report.json" |
     sed 's/^/    /'
+  requests=4000000
+  /usr/bin/time -f "%e" -o "$out/time" "$build/npusim" membench --config "$config" \
+    --pattern seq_read --requests "$requests" >"$out/$c-membench.json"
+  /usr/bin/python3 - "$out/$c-membench.json" "$(cat "$out/time")" "$requests" <<'PY'
+import json, sys
+result, wall, requests = json.load(open(sys.argv[1])), float(sys.argv[2]), int(sys.argv[3])
+rate = requests / max(wall, 1e-9)
+print(f"    DDR alone (membench seq_read, {requests:,} requests): {rate / 1e6:.1f} M requests "
+      f"= {rate * 64 / 1e9:.2f} GB per wall second ({result['bandwidth_gbps']:.1f} GB/s simulated)")
+PY
 done

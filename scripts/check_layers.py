@@ -7,7 +7,7 @@ Every C++ file under src/, models/ and testbenches/ belongs to a layer; it may i
 headers of its own layer and of lower ones, never of a higher one. A model block
 (models/<block>/) may include models/common/ and the headers of the blocks its CMake
 library links (target_link_libraries in models/<block>/CMakeLists.txt), nothing of
-another block. No file there includes tests/. The table, lowest first (README.md,
+another block. No file there includes tests/. The table, lowest first (docs/architecture.md,
 "Layers", says what each layer holds):
 
     0 src/common      plain C++ every layer uses: errors, files, paths, UTF-8

@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
-"""Re-runs every simulated figure that README.md quotes and fails when one has drifted.
+"""Re-runs every simulated figure that README.md and docs/ quote and fails when one has drifted.
 
     scripts/check_readme_figures.py NPUSIM [--testbench-dir DIR] [--jobs N] [--slow]
-                                    [--readme FILE] [--figures FILE] [--only RUN]... [-v]
+                                    [--readme FILE] [--docs DIR] [--figures FILE] [--only RUN]...
+                                    [-v]
                                     [--update]
 
 The figures, the runs that produce them and the figures left out (with the reason) are
 listed in tests/readme/figures.yaml. Each distinct run executes once, in parallel. For each
 figure the script checks that its text, with the values the run gives formatted in, appears
-in README.md; for each quoted `$ ...` output block, that the run prints the block's lines
-(wall-clock lines ignored, `...` standing for any lines). It also checks that every source
-id the configs, README.md, docs/validation.md and the model READMEs cite (`[h100-spec]`)
-is an entry of docs/references.md, and that none cites a REFERENCES section.
+in README.md or one of the pages under docs/ (the docs); for each quoted `$ ...` output
+block, that the run prints the block's lines (wall-clock lines ignored, `...` standing for
+any lines). It also checks that every source id the configs, the docs and the model READMEs
+cite (`[h100-spec]`) is an entry of docs/references.md, and that none cites a REFERENCES
+section; that every relative link of the docs leads to a file and, with `#anchor`, to a
+heading of it; and that README.md links every page under docs/.
 
 Runs marked `slow` (tens of seconds each) run only with --slow or NPU_SLOW_TESTS=1; their
-figures are then only looked for in README.md. Exit status: 0 all figures agree, 1 some
+figures are then only looked for in the docs. Exit status: 0 all figures agree, 1 some
 drifted or a run failed, 2 bad arguments or data file, 77 (skipped) without python3-yaml.
-With --update, a drifted figure whose checks still hold is rewritten in README.md with the
-run's values (the exit status still reports the drift); output blocks are edited by hand.
+With --update, a drifted figure whose checks still hold is rewritten in the page that quotes
+it with the run's values (the exit status still reports the drift); output blocks are edited
+by hand.
 """
 
 import argparse
@@ -214,7 +218,7 @@ def as_pattern(text, values=None):
 
 
 def updated_text(text, values, found):
-    """`text` with `values` formatted in and each {any} cell kept as README.md has it in
+    """`text` with `values` formatted in and each {any} cell kept as the page has it in
     `found` (a match of as_pattern(text))."""
     out, pos, i, cell = "", 0, 0, 0
     for m in re.finditer(r"\{([^{}]*)\}", text):
@@ -229,16 +233,25 @@ def updated_text(text, values, found):
     return out + text[pos:]
 
 
-def check_figure(fig, runs, readme, fixes=None):
+def search_docs(pattern, docs):
+    """(page, match) of the first page of `docs` (name -> text) where `pattern` matches."""
+    for name, text in docs.items():
+        m = re.search(pattern, text)
+        if m:
+            return name, m
+    return None, None
+
+
+def check_figure(fig, runs, docs, fixes=None):
     """None if the figure agrees; else what is wrong. With `fixes` (a list), a figure whose
-    text README.md has with other values adds (old, new) to it."""
+    text a page has with other values adds (page, old, new) to it."""
     text = fig["text"]
     main = runs[fig["run"]]
     needed = [fig["run"]] + fig.get("also", [])
     skipped = [n for n in needed if runs[n].spec.get("skipped")]
     if skipped:
-        if not re.search(as_pattern(text), readme):
-            return "not in README.md in any form: %r" % text
+        if not search_docs(as_pattern(text), docs)[0]:
+            return "not in the docs in any form: %r" % text
         return "skipped"
     for n in needed:
         if runs[n].error:
@@ -281,37 +294,38 @@ def check_figure(fig, runs, readme, fixes=None):
         [f for f in re.findall(r"\{([^{}]*)\}", text) if f != "any"], values))
     if failed:
         return "the run no longer satisfies %s" % "; ".join(failed)
-    if re.search(want, readme):
+    if search_docs(want, docs)[0]:
         return None
-    m = re.search(as_pattern(text), readme)
+    page, m = search_docs(as_pattern(text), docs)
     if m:
         if fixes is not None:
-            fixes.append((m.group(0), updated_text(text, values, m)))
-        return "README.md says %r; the run gives %s" % (m.group(0), shown)
-    return "README.md has no such text; the run gives %s" % shown
+            fixes.append((page, m.group(0), updated_text(text, values, m)))
+        return "%s says %r; the run gives %s" % (page, m.group(0), shown)
+    return "the docs have no such text; the run gives %s" % shown
 
 
 WALL = re.compile(r"wall time|\bs wall\b|wall_s|per wall s")
 
 
-def block_lines(readme, prompt):
-    """The lines README.md shows after `prompt` in a fenced block."""
-    lines = readme.split("\n")
-    for i, line in enumerate(lines):
-        if line.rstrip() == prompt:
-            body = []
-            for line in lines[i + 1:]:
-                if line.startswith("```"):
-                    return body
-                body.append(line.rstrip())
+def block_lines(docs, prompt):
+    """The lines the first page of the docs with `prompt` shows after it in a fenced block."""
+    for text in docs.values():
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            if line.rstrip() == prompt:
+                body = []
+                for line in lines[i + 1:]:
+                    if line.startswith("```"):
+                        return body
+                    body.append(line.rstrip())
     return None
 
 
-def check_block(block, runs, readme):
+def check_block(block, runs, docs):
     run = runs[block["run"]]
-    shown = block_lines(readme, block["prompt"])
+    shown = block_lines(docs, block["prompt"])
     if shown is None:
-        return "README.md has no block with the line %r" % block["prompt"]
+        return "the docs have no block with the line %r" % block["prompt"]
     if run.spec.get("skipped"):
         return "skipped"
     if run.error:
@@ -330,9 +344,9 @@ def check_block(block, runs, readme):
             while pos < len(got) and got[pos] != line:
                 pos += 1
             if pos == len(got):
-                return "README.md shows %r, which the run does not print (after the '...')" % line
+                return "the docs show %r, which the run does not print (after the '...')" % line
         elif pos >= len(got) or got[pos] != line:
-            return "README.md shows %r where the run prints %r" % (
+            return "the docs show %r where the run prints %r" % (
                 line, got[pos] if pos < len(got) else "(end of output)")
         pos += 1
         skip = False
@@ -341,7 +355,7 @@ def check_block(block, runs, readme):
     return None
 
 
-def check_references():
+def check_references(doc_pages):
     """Every id the configs cite is an entry of docs/references.md; no citation dangles."""
     problems = []
     refs_path = os.path.join(ROOT, "docs", "references.md")
@@ -366,7 +380,7 @@ def check_references():
                         problems.append("configs/%s:%d cites [%s], which docs/references.md "
                                         "does not define" % (name, n, ref))
     # The docs cite the same ids: `[jedec-ddr4]`, or bare ones with a hyphen.
-    docs = ["README.md", os.path.join("docs", "validation.md")] + sorted(
+    docs = [p for p in doc_pages if p != os.path.join("docs", "references.md")] + sorted(
         os.path.join("models", d, "README.md") for d in os.listdir(os.path.join(ROOT, "models"))
         if os.path.exists(os.path.join(ROOT, "models", d, "README.md")))
     for doc in docs:
@@ -383,6 +397,58 @@ def check_references():
     return problems
 
 
+def slug(heading):
+    """The anchor a Markdown renderer gives a heading."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text):
+    """The anchors of a page: its headings (outside fenced blocks) and <a id> tags."""
+    found, fenced = set(re.findall(r'<a id="([^"]+)"', text)), False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        m = None if fenced else re.match(r"#+ (.*)$", line)
+        if m:
+            found.add(slug(m.group(1)))
+    return found
+
+
+def check_links(docs):
+    """Every relative link of the docs leads to a file and, with #anchor, to a heading of
+    it; README.md links every page under docs/."""
+    problems = []
+    for page, text in docs.items():
+        for m in re.finditer(r"\]\(([^)\s]+)\)", text):
+            target, _, anchor = m.group(1).partition("#")
+            if re.match(r"[a-z]+:", target):
+                continue
+            dest = os.path.normpath(os.path.join(os.path.dirname(page), target)) if target else page
+            if not os.path.exists(os.path.join(ROOT, dest)):
+                problems.append("%s links %s, which does not exist" % (page, m.group(1)))
+            elif anchor and dest.endswith(".md"):
+                with open(os.path.join(ROOT, dest)) as f:
+                    if anchor not in anchors(f.read()):
+                        problems.append("%s links %s: %s has no such heading" %
+                                        (page, m.group(1), dest))
+    readme = docs.get("README.md", "")
+    for page in docs:
+        if page.startswith("docs" + os.sep) and "](%s" % page.replace(os.sep, "/") not in readme:
+            problems.append("README.md does not link %s" % page)
+    return problems
+
+
+def load_docs(readme, folder):
+    """README.md and the pages under docs/, by their path from the repository root."""
+    paths = [readme] + sorted(os.path.join(folder, n) for n in os.listdir(folder)
+                              if n.endswith(".md"))
+    docs = {}
+    for p in paths:
+        with open(p) as f:
+            docs[os.path.relpath(p, ROOT)] = f.read()
+    return docs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("npusim")
@@ -391,12 +457,14 @@ def main():
     ap.add_argument("--slow", action="store_true",
                     help="also the slow runs (default when NPU_SLOW_TESTS=1)")
     ap.add_argument("--readme", default=os.path.join(ROOT, "README.md"))
+    ap.add_argument("--docs", default=os.path.join(ROOT, "docs"),
+                    help="folder of the pages README.md links (default docs/)")
     ap.add_argument("--figures", default=os.path.join(ROOT, "tests", "readme", "figures.yaml"))
     ap.add_argument("--only", action="append", metavar="RUN",
                     help="check only the figures and blocks of this run (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="print every figure")
     ap.add_argument("--update", action="store_true",
-                    help="write the runs' values into README.md where a figure drifted (the "
+                    help="write the runs' values into the docs where a figure drifted (the "
                          "checks must still hold; output blocks are left to be edited by hand)")
     args = ap.parse_args()
     slow = args.slow or os.environ.get("NPU_SLOW_TESTS") == "1"
@@ -405,8 +473,7 @@ def main():
 
     start = time.monotonic()
     data = load_figures(args.figures)
-    with open(args.readme) as f:
-        readme = f.read()
+    docs = load_docs(args.readme, args.docs)
     tools = {"npusim": os.path.abspath(args.npusim),
              "python3": sys.executable,
              "dma_bandwidth": (os.path.join(os.path.abspath(args.testbench_dir), "dma_bandwidth")
@@ -429,7 +496,7 @@ def main():
                 todo += data["runs"][n].get("needs", [])
         data["runs"] = {n: spec for n, spec in data["runs"].items() if n in used}
 
-    problems = check_references()
+    problems = check_references(list(docs)) + check_links(docs)
     runs = {}
     for name, spec in data["runs"].items():
         spec = dict(spec)
@@ -448,7 +515,7 @@ def main():
         checked = skipped = 0
         fixes = [] if args.update else None
         for fig in data["figures"]:
-            why = check_figure(fig, runs, readme, fixes)
+            why = check_figure(fig, runs, docs, fixes)
             label = "%s: %s" % (fig["run"], fig["text"].replace("\n", "\\n"))
             if why == "skipped":
                 skipped += 1
@@ -461,7 +528,7 @@ def main():
                                    label))
         blocks = 0
         for block in data.get("blocks", []):
-            why = check_block(block, runs, readme)
+            why = check_block(block, runs, docs)
             if why == "skipped":
                 skipped += 1
             elif why:
@@ -474,12 +541,13 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     if fixes:
-        for old, new in fixes:
-            readme = readme.replace(old, new, 1)
-        with open(args.readme, "w") as f:
-            f.write(readme)
+        for page, old, new in fixes:
+            docs[page] = docs[page].replace(old, new, 1)
+        for page in sorted({page for page, _, _ in fixes}):
+            with open(os.path.join(ROOT, page), "w") as f:
+                f.write(docs[page])
         print("readme figures: updated %d figures in %s; run again to check" %
-              (len(fixes), args.readme))
+              (len(fixes), ", ".join(sorted({page for page, _, _ in fixes}))))
     ran = [r for r in runs.values() if not r.spec.get("skipped")]
     print("readme figures: %d figures and %d output blocks agree, %d skipped (slow), "
           "%d excluded; %d runs (%.1f s of runs) in %.1f s" %

@@ -34,7 +34,7 @@ inline constexpr size_t k_energy_shares = 9;
 /// Machine name of a share ("prepare", ..., "static").
 const char* energy_share_name(EnergyShare share);
 
-/// The share a block's part goes to (see docs in README "Energy").
+/// The share a block's part goes to (see docs/energy.md).
 EnergyShare energy_share_of(const std::string& block, const std::string& part);
 
 /// Energy per share over a run.

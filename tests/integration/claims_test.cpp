@@ -1,4 +1,4 @@
-// The chapter's claims (README, "The chapter's claims"): each claim testbench runs
+// The chapter's claims (docs/testbenches.md, "The chapter's claims"): each claim testbench runs
 // through the npusim binary on both reference configurations, and each test checks the
 // direction and size of its effect in launches.csv. All times are simulated.
 #include "cli_helpers.h"

@@ -1,28 +1,6 @@
 #include "models/common/tlm_util.h"
 
 namespace npu {
-
-const char* initiator_name(Initiator who) {
-  switch (who) {
-  case Initiator::Host:
-    return "host";
-  case Initiator::Scheduler:
-    return "scheduler";
-  case Initiator::Dma:
-    return "dma";
-  case Initiator::ICache:
-    return "icache";
-  case Initiator::Compute:
-    return "compute";
-  case Initiator::Unknown:
-    break;
-  }
-  return "unknown";
-}
-
-} // namespace npu
-
-namespace npu {
 namespace {
 std::exception_ptr g_failure;
 }

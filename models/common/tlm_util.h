@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/initiator.h"
 #include "models/common/sparse_memory.h"
 
 #include <systemc>
@@ -24,11 +25,6 @@ namespace npu {
 ///   its own, and the DDR blocks it until its requests are done.
 /// Both paths use the same DRAM controller, and time bursts alike.
 enum class Granularity : uint8_t { Burst, Access64 };
-
-/// Who issued a transaction; rides on every payload so targets can attribute traffic.
-enum class Initiator : uint8_t { Host, Scheduler, Dma, ICache, Compute, Unknown };
-constexpr size_t kInitiators = 6; ///< values of Initiator
-const char* initiator_name(Initiator who);
 
 /// Side data of a payload: the issuing block and, where known, unit and launch.
 struct NpuExtension : tlm::tlm_extension<NpuExtension> {

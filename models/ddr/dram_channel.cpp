@@ -18,6 +18,21 @@ const DramSpec& checked(const DramSpec& spec, const DramControllerConfig& config
 
 } // namespace
 
+DramChannelStats& DramChannelStats::operator+=(const DramChannelStats& o) {
+  reads += o.reads;
+  writes += o.writes;
+  row_hits += o.row_hits;
+  row_misses += o.row_misses;
+  row_conflicts += o.row_conflicts;
+  activates += o.activates;
+  precharges += o.precharges;
+  refreshes += o.refreshes;
+  data_bus_busy_cycles += o.data_bus_busy_cycles;
+  read_latency_sum_cycles += o.read_latency_sum_cycles;
+  read_latency_max_cycles = std::max(read_latency_max_cycles, o.read_latency_max_cycles);
+  return *this;
+}
+
 DramChannel::DramChannel(const DramSpec& spec, const DramControllerConfig& config,
                          const AddressMapper& mapper)
     : m_spec(checked(spec, config)), m_config(config), m_mapper(mapper), m_timing(spec),

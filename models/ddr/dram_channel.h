@@ -54,6 +54,9 @@ struct DramChannelStats {
   uint64_t data_bus_busy_cycles = 0;
   uint64_t read_latency_sum_cycles = 0;
   uint64_t read_latency_max_cycles = 0;
+
+  /// Adds another channel's counts (the maximum latency is the larger one).
+  DramChannelStats& operator+=(const DramChannelStats& o);
 };
 
 /// A cycle-approximate controller and device for one DRAM channel: separate read and

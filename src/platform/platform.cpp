@@ -119,24 +119,6 @@ void Platform::set_tracer(Tracer* tracer) {
   m_ddr->set_tracer(tracer);
   for (auto& icache : m_icaches)
     icache->set_tracer(tracer);
-  if (tracer != nullptr && m_config.energy_enabled) {
-    if (!m_probe)
-      m_probe = std::make_unique<Probe>(*this);
-    tracer->set_energy_probe(m_probe.get());
-  }
-}
-
-Platform::Probe::Probe(const Platform& platform)
-    : m_platform(platform), m_blocks(energy_block_names(platform.config())) {}
-
-uint64_t Platform::Probe::now_ps() const {
-  return to_ps(sc_core::sc_time_stamp());
-}
-
-void Platform::Probe::energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const {
-  out.clear();
-  for (const BlockEnergy& b : m_platform.energy(at_ps, settled))
-    out.push_back(b.total_pj());
 }
 
 std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
@@ -196,18 +178,13 @@ void merge_parts(BlockEnergy& into, const BlockEnergy& from) {
 
 } // namespace
 
-std::vector<BlockEnergy> Platform::energy(uint64_t simulated_ps) const {
-  return energy(simulated_ps, true);
-}
-
 std::vector<BlockEnergy> Platform::energy(uint64_t simulated_ps, bool settled) const {
   std::vector<BlockEnergy> out;
   out.push_back(m_host->energy(simulated_ps));
   out.push_back(m_router->energy(simulated_ps));
   if (m_pcie)
     out.push_back(m_pcie->energy(simulated_ps));
-  out.push_back(settled ? m_ddr->energy_by_initiator(simulated_ps)
-                        : m_ddr->energy_so_far(simulated_ps));
+  out.push_back(settled ? m_ddr->energy(simulated_ps) : m_ddr->energy_so_far(simulated_ps));
   out.push_back(m_dma->energy(simulated_ps));
   out.push_back(m_sram->energy(simulated_ps));
   BlockEnergy icache{"icache", {}};

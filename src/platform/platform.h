@@ -39,6 +39,7 @@ public:
   const HostCpu& host() const { return *m_host; }
   Scheduler& scheduler() { return *m_scheduler; }
   Ddr& ddr() { return *m_ddr; }
+  const Ddr& ddr() const { return *m_ddr; }
   Sram& sram() { return *m_sram; }
   DmaEngine& dma() { return *m_dma; }
   Router& router() { return *m_router; }
@@ -58,25 +59,12 @@ public:
   std::vector<StatGroup> stats(uint64_t simulated_ps) const;
   /// Energy of every block over `simulated_ps`, in platform order; the compute units and
   /// their instruction caches each summed into one entry ("compute", "icache").
-  std::vector<BlockEnergy> energy(uint64_t simulated_ps) const;
+  /// `settled` brings idle DRAM channels up to date first, which only the report after
+  /// the run may do; mid-run (a trace's power track) each block gives what it has
+  /// counted so far.
+  std::vector<BlockEnergy> energy(uint64_t simulated_ps, bool settled = true) const;
 
 private:
-  /// The blocks' energy mid-run, for a trace's power track.
-  class Probe : public EnergyProbe {
-  public:
-    explicit Probe(const Platform& platform);
-    uint64_t now_ps() const override;
-    const std::vector<std::string>& blocks() const override { return m_blocks; }
-    void energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const override;
-
-  private:
-    const Platform& m_platform;
-    std::vector<std::string> m_blocks;
-  };
-  /// energy(); `settled` brings idle DRAM channels up to date first, which only the
-  /// report after the run may do.
-  std::vector<BlockEnergy> energy(uint64_t simulated_ps, bool settled) const;
-
   PlatformConfig m_config;
   LaunchLog m_log;
   CommandLayout m_layout;
@@ -93,7 +81,6 @@ private:
   std::unique_ptr<HostCpu> m_host;
   std::unique_ptr<PcieLink> m_pcie;
   std::unique_ptr<HostMemory> m_host_memory;
-  std::unique_ptr<Probe> m_probe; ///< made when a tracer is set
 };
 
 } // namespace npu

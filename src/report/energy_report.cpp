@@ -123,6 +123,43 @@ EnergyShare energy_share_of(const std::string& block, const std::string& part) {
   return EnergyShare::Other;
 }
 
+BlockEnergy dram_energy_by_initiator(const BlockEnergy& whole, const InitiatorBytes& by_initiator) {
+  BlockEnergy out{whole.block, {}};
+  for (const EnergyPart& part : whole.parts) {
+    // The bytes that share an access part: reads, writes, or both; refresh and background
+    // belong to no initiator.
+    const bool read = part.name == "read", write = part.name == "write";
+    if (!read && !write && part.name != "activate" && part.name != "precharge" &&
+        part.name != "io") {
+      out.parts.push_back(part);
+      continue;
+    }
+    std::array<uint64_t, kInitiators> bytes{};
+    uint64_t total = 0;
+    size_t last = 0; // the last initiator with bytes takes the remainder: exact sums
+    for (size_t who = 0; who < kInitiators; ++who) {
+      const auto& [rd, wr] = by_initiator[who];
+      bytes[who] = read ? rd : write ? wr : rd + wr;
+      total += bytes[who];
+      last = bytes[who] > 0 ? who : last;
+    }
+    if (total == 0) {
+      out.parts.push_back(part);
+      continue;
+    }
+    double given = 0;
+    for (size_t who = 0; who <= last; ++who) {
+      if (bytes[who] == 0)
+        continue;
+      const double pj =
+          who == last ? part.pj - given : part.pj * static_cast<double>(bytes[who]) / total;
+      given += pj;
+      out.add(std::string(initiator_name(static_cast<Initiator>(who))) + "_" + part.name, pj);
+    }
+  }
+  return out;
+}
+
 std::array<double, k_energy_shares> energy_by_share(const std::vector<BlockEnergy>& blocks) {
   std::array<double, k_energy_shares> out{};
   for (const BlockEnergy& b : blocks)

@@ -4,6 +4,7 @@
 // phases and shares add up to the total. Plain logic, no SystemC.
 
 #include "models/common/energy.h"
+#include "models/common/initiator.h"
 #include "report/analysis.h"
 
 #include <nlohmann/json.hpp>
@@ -36,6 +37,13 @@ const char* energy_share_name(EnergyShare share);
 
 /// The share a block's part goes to (see docs/energy.md).
 EnergyShare energy_share_of(const std::string& block, const std::string& part);
+
+/// The DDR's energy `whole` with its access parts (activate, precharge, read, write, io)
+/// split among the initiators by the bytes each moved ("icache_read", "dma_activate", ...),
+/// so that a launch phase can be charged the DRAM accesses it caused; refresh and
+/// background stay whole. Reads and writes split by read and write bytes, the rest by all
+/// bytes. The parts add up to the same total.
+BlockEnergy dram_energy_by_initiator(const BlockEnergy& whole, const InitiatorBytes& bytes);
 
 /// Energy per share over a run.
 std::array<double, k_energy_shares> energy_by_share(const std::vector<BlockEnergy>& blocks);

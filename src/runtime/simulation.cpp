@@ -5,6 +5,7 @@
 #include "models/common/tlm_util.h"
 #include "platform/energy_config.h"
 #include "platform/platform.h"
+#include "report/energy_report.h"
 #include "runtime/progress_monitor.h"
 
 #include <chrono>
@@ -31,6 +32,35 @@ std::string describe_leak(const LeakedBuffer& b) {
       units::format_bytes(b.bytes) + " of " + memory_name(b.memory) + " at " + addr;
   return b.name.empty() ? where : "'" + b.name + "' (" + where + ")";
 }
+
+// Every block's energy over `simulated_ps` as the report gives it once the run is over
+// (`settled`: the DDR's access energy split by initiator), or as counted so far mid-run.
+std::vector<BlockEnergy> energy_of(const Platform& platform, uint64_t simulated_ps, bool settled) {
+  std::vector<BlockEnergy> blocks = platform.energy(simulated_ps, settled);
+  if (settled)
+    for (BlockEnergy& b : blocks)
+      if (b.block == "ddr")
+        b = dram_energy_by_initiator(b, platform.ddr().bytes_by_initiator());
+  return blocks;
+}
+
+// The blocks' energy for a trace's power track.
+class PlatformProbe : public EnergyProbe {
+public:
+  explicit PlatformProbe(const Platform& platform)
+      : m_platform(platform), m_blocks(energy_block_names(platform.config())) {}
+  uint64_t now_ps() const override { return to_ps(sc_core::sc_time_stamp()); }
+  const std::vector<std::string>& blocks() const override { return m_blocks; }
+  void energy_pj(uint64_t at_ps, bool settled, std::vector<double>& out) const override {
+    out.clear();
+    for (const BlockEnergy& b : energy_of(m_platform, at_ps, settled))
+      out.push_back(b.total_pj());
+  }
+
+private:
+  const Platform& m_platform;
+  std::vector<std::string> m_blocks;
+};
 
 } // namespace
 
@@ -64,6 +94,11 @@ Simulation::~Simulation() {
 
 void Simulation::set_tracer(Tracer* tracer) {
   m_platform->set_tracer(tracer);
+  if (tracer != nullptr && m_platform->config().energy_enabled) {
+    if (!m_probe)
+      m_probe = std::make_unique<PlatformProbe>(*m_platform);
+    tracer->set_energy_probe(m_probe.get());
+  }
 }
 
 // "; stream 's2' has ...; hardware queue 2: ...": every stream left with work and what it
@@ -206,7 +241,7 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   report.host.idle_ps = end - std::min(end, host.busy_ps() + host.blocked_ps());
   report.blocks = m_platform->stats(end);
   if (m_platform->config().energy_enabled) {
-    report.energy = m_platform->energy(end);
+    report.energy = energy_of(*m_platform, end, true);
     report.technology = describe_technology(m_platform->config().technology);
   }
   report.events = m_runtime->event_measurements();

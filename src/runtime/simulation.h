@@ -13,6 +13,7 @@ namespace npu {
 class Platform;
 class ProgressMonitor;
 class Tracer;
+class EnergyProbe;
 
 /// One simulation: builds the platform from a config, runs a host program on the
 /// host CPU model, and returns the report. SystemC allows one per process.
@@ -42,6 +43,7 @@ private:
   std::unique_ptr<Platform> m_platform;
   std::unique_ptr<Runtime> m_runtime;
   std::unique_ptr<ProgressMonitor> m_monitor;
+  std::unique_ptr<EnergyProbe> m_probe; ///< the trace's view of the blocks' energy
   LaunchTable m_table;
 };
 

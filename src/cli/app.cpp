@@ -76,7 +76,11 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     // table stays in memory.
     std::optional<OutputDir> out;
     if (!options.out_dir.empty()) {
-      out.emplace(options.out_dir);
+      std::vector<std::string> names = OutputDir::kFiles;
+      if (options.plots) // scripts/plot_run.py writes these
+        for (const char* plot : {"timeline.png", "phases.png", "histograms.png", "roofline.png"})
+          names.emplace_back(plot);
+      out.emplace(options.out_dir, names);
       std::ostream& csv = out->stream("launches.csv");
       write_launches_csv_header(csv);
       sim.stream_launches([&csv](const LaunchRecord& r) { write_launches_csv_row(csv, r); });

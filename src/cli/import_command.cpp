@@ -3,6 +3,7 @@
 #include "cli/app.h"
 #include "cli/command_line.h"
 #include "common/error.h"
+#include "common/file_identity.h"
 #include "common/output_path.h"
 #include "config/node.h"
 #include "testbench/testbench.h"
@@ -70,7 +71,9 @@ int ImportCommand::run() const {
         m_fuse == "elementwise" ? onnx_import::Fuse::Elementwise : onnx_import::Fuse::None;
     options.unsupported = m_unsupported == "memcpy" ? onnx_import::Unsupported::Memcpy
                                                     : onnx_import::Unsupported::Error;
-    OutputPath out("-o", m_out, OutputPath::Kind::File); // checked before the work
+    // Checked before the work, and the model is one of the inputs it may not replace.
+    note_input(m_model, "the ONNX model");
+    OutputPath out("-o", m_out, OutputPath::Kind::File);
     const onnx_import::ImportResult result = import_checked(m_model, options);
     for (const auto& w : result.warnings)
       std::cerr << "npusim: warning: " << w << ": not supported, mapped to a copy\n";

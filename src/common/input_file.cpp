@@ -1,5 +1,7 @@
 #include "common/input_file.h"
 
+#include "common/file_identity.h"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,6 +124,7 @@ std::string read_input_file(const std::string& path, const std::string& expected
     if (text.size() > cap)
       throw InputFileError(path, too_large);
   }
+  note_input(path, expected, true);
   return text;
 }
 

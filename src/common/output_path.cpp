@@ -119,13 +119,15 @@ std::string OutputPath::sibling(const std::string& path, const std::string& suff
   return (p.parent_path() / (sibling_stem(p.filename().string()) + suffix)).string();
 }
 
-OutputPath::OutputPath(std::string option, const std::string& path, Kind kind)
+OutputPath::OutputPath(std::string option, const std::string& path, Kind kind,
+                       const std::vector<std::string>& names)
     : m_option(std::move(option)), m_kind(kind) {
   if (path.empty())
     refuse("expected a path, got an empty one");
   if (kind == Kind::File && path == "-")
     refuse("'-' (standard output) cannot be used: the summary is printed there; name a file");
   resolve(path);
+  claim(path, names);
   if (m_direct)
     return;
   lock();
@@ -206,6 +208,18 @@ void OutputPath::resolve(const std::string& path) {
   if (!S_ISREG(st.st_mode))
     refuse(in_quotes(path) + " is " + kind_of(st.st_mode) +
            ", expected a file (or a character device or FIFO to write to directly)");
+}
+
+// Before anything is written: no file the output replaces may be an input of the command.
+void OutputPath::claim(const std::string& path, const std::vector<std::string>& names) {
+  if (m_kind == Kind::File) {
+    m_claims.emplace_back(m_option, path);
+  } else {
+    for (const std::string& name : names)
+      m_claims.emplace_back(m_option, (fs::path(path) / name).string());
+  }
+  if (!m_direct) // the lock file is removed afterwards
+    m_claims.emplace_back(m_option, sibling(m_target, ".lock"));
 }
 
 void OutputPath::lock() {

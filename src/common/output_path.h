@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/file_identity.h"
+
 #include <string>
 #include <vector>
 
@@ -16,6 +18,9 @@ namespace npu {
 /// before the run: an empty path, a missing parent folder, a dangling link, a directory
 /// where a file is expected and the reverse, a block device or socket, a name too long.
 ///
+/// An output that resolves to an input of the command (see file_identity.h) is refused
+/// before anything is written: for a directory, each of the files it will hold (`names`).
+///
 /// While it lives the output is locked (TARGET.lock beside it, removed afterwards): a
 /// second run writing the same target at the same time is refused. The temporary
 /// siblings that earlier runs left when they were killed outright are removed.
@@ -23,8 +28,10 @@ class OutputPath {
 public:
   enum class Kind { File, Dir };
 
-  /// `option` names the output in messages ("--out", "--trace").
-  OutputPath(std::string option, const std::string& path, Kind kind);
+  /// `option` names the output in messages ("--out", "--trace"); `names` are the files a
+  /// directory will hold.
+  OutputPath(std::string option, const std::string& path, Kind kind,
+             const std::vector<std::string>& names = {});
   ~OutputPath();
   OutputPath(const OutputPath&) = delete;
   OutputPath& operator=(const OutputPath&) = delete;
@@ -62,6 +69,7 @@ private:
   void lock();
   void unlock();
   void make_temp();
+  void claim(const std::string& path, const std::vector<std::string>& names);
 
   std::string m_option;
   Kind m_kind;
@@ -72,6 +80,7 @@ private:
   bool m_direct = false;
   bool m_existed = false;
   bool m_committed = false;
+  std::vector<OutputClaim> m_claims; ///< the files written, kept apart from the inputs
 };
 
 } // namespace npu

@@ -1,5 +1,6 @@
 #include "config/node.h"
 
+#include "common/file_identity.h"
 #include "common/input_file.h"
 #include "common/utf8.h"
 
@@ -216,6 +217,7 @@ Node load_chain(const std::string& path, std::vector<std::string>& stack, const 
     // Name both places: the `extends:` that asked for the file, and the file.
     throw InputError(from, "extends", "file '" + path + "' " + e.reason());
   }
+  note_input(path, from.file.empty() ? "the config" : "a config named by extends");
   if (root.is_null())
     return root;
   if (!root.is_map())

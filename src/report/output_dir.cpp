@@ -54,8 +54,11 @@ void sync_file(const fs::path& path) {
 
 } // namespace
 
-OutputDir::OutputDir(const std::string& dir) : m_path("--out", dir, OutputPath::Kind::Dir) {
-  m_path.check_replaceable({"report.json", "launches.csv", "layers.csv"});
+const std::vector<std::string> OutputDir::kFiles{"report.json", "launches.csv", "layers.csv"};
+
+OutputDir::OutputDir(const std::string& dir, const std::vector<std::string>& names)
+    : m_path("--out", dir, OutputPath::Kind::Dir, names) {
+  m_path.check_replaceable(names);
 }
 
 OutputDir::~OutputDir() {

@@ -141,7 +141,10 @@ void print_summary(std::ostream& out, const nlohmann::ordered_json& report,
 /// InputError; a failed write throws OutputError. See OutputPath.
 class OutputDir {
 public:
-  explicit OutputDir(const std::string& dir);
+  /// `names` are the files the directory will hold: none of them may be an input.
+  explicit OutputDir(const std::string& dir, const std::vector<std::string>& names = kFiles);
+  /// What `npusim run --out` writes.
+  static const std::vector<std::string> kFiles;
   ~OutputDir();
   OutputDir(const OutputDir&) = delete;
   OutputDir& operator=(const OutputDir&) = delete;

@@ -1,10 +1,12 @@
 #include "sweep/sweep_cli.h"
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "common/input_file.h"
 #include "common/interrupt.h"
 #include "common/output_path.h"
 #include "config/units.h"
+#include "sweep/plan_check.h"
 #include "sweep/point_runner.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_results.h"
@@ -141,7 +143,7 @@ private:
   Clock::time_point m_drawn{};
 };
 
-Plan read_plan(const fs::path& dir) {
+Plan read_plan(const fs::path& dir, bool runs_points) {
   const fs::path file = dir / "plan.json";
   std::error_code ec;
   if (!fs::exists(fs::symlink_status(file, ec)))
@@ -151,12 +153,15 @@ Plan read_plan(const fs::path& dir) {
       read_input_file(file.string(), "the plan.json of an npusim sweep"), nullptr, false);
   if (j.is_discarded())
     throw InputError(SourceLoc{file.string(), 0, 0}, "", "not valid JSON");
+  Plan plan;
   try {
-    return plan_from_json(j);
+    plan = plan_from_json(j);
   } catch (const nlohmann::json::exception& e) {
     throw InputError(SourceLoc{file.string(), 0, 0}, "",
                      std::string("not a sweep plan: ") + e.what());
   }
+  check_plan(plan, dir, runs_points);
+  return plan;
 }
 
 // Counts points with a result among `points`.
@@ -344,12 +349,15 @@ int SweepCommand::run_sweep() {
   const Plan plan = make_plan(spec, timeout_ms);
 
   const fs::path dir = fs::absolute(m_out_dir).lexically_normal();
+  const SweepOutputs outputs("--out", dir, {"plan.json", "results.csv", "results.json", ".lock"},
+                             {"points", "slurm"});
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec)
     throw InputError(SourceLoc{m_out_dir, 0, 0}, "--out",
                      "cannot create the output directory: " + ec.message());
   DirLock lock(dir);
+  check_plan(plan, dir, true); // a resumed sweep's folders are checked as a read plan's are
   write_file_atomically(dir / "plan.json", plan_to_json(plan).dump(2) + "\n");
 
   const PendingPoints pending = find_pending_points(dir, plan, m_retry_failed);
@@ -360,14 +368,16 @@ int SweepCommand::run_sweep() {
 
 int SweepCommand::run_collect() {
   const fs::path dir = fs::absolute(m_dir).lexically_normal();
-  const Plan plan = read_plan(dir);
+  const Plan plan = read_plan(dir, false);
+  const SweepOutputs outputs("sweep collect", dir, {"results.csv", "results.json"}, {});
   DirLock lock(dir);
   return report_merge(dir, plan);
 }
 
 int SweepCommand::run_worker() {
   const fs::path dir = fs::absolute(m_dir).lexically_normal();
-  const Plan plan = read_plan(dir);
+  const Plan plan = read_plan(dir, true);
+  const SweepOutputs outputs("sweep worker", dir, {}, {"points"});
   std::vector<size_t> todo;
   for (const size_t i : read_chunk(dir, m_chunk)) {
     if (i >= plan.points.size())
@@ -378,9 +388,13 @@ int SweepCommand::run_worker() {
     if (!read_result(dir, plan.points[i]))
       todo.push_back(i);
   }
-  fs::current_path(plan.cwd);
+  std::error_code ec;
+  fs::current_path(plan.cwd, ec);
+  if (ec)
+    throw InputError(SourceLoc{(dir / "plan.json").string(), 0, 0}, "cwd",
+                     "cannot enter folder " + quoted_name(plan.cwd) + ": " + ec.message());
   std::cout << fmt::format(
-                   "sweep {}: chunk {} on {}: {} points to run\n", plan.name, m_chunk,
+                   "sweep {}: chunk {} on {}: {} points to run\n", escape(plan.name), m_chunk,
                    [] {
                      char host[256] = {};
                      ::gethostname(host, sizeof host - 1);

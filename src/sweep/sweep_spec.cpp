@@ -1,5 +1,6 @@
 #include "sweep/sweep_spec.h"
 
+#include "common/file_identity.h"
 #include "config/section.h"
 #include "config/units.h"
 
@@ -470,7 +471,9 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
 }
 
 Spec load_spec(const std::string& path) {
-  return read_spec(cfg::parse_yaml_file(path), path);
+  cfg::Node root = cfg::parse_yaml_file(path);
+  note_input(path, "the sweep file");
+  return read_spec(root, path);
 }
 
 std::vector<std::string> split_path(const std::string& path) {

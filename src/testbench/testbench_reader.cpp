@@ -1,3 +1,4 @@
+#include "common/file_identity.h"
 #include "config/section.h"
 #include "config/units.h"
 #include "models/compute/op.h"
@@ -744,7 +745,9 @@ Testbench load_root(cfg::Node root, const std::string& path,
 } // namespace
 
 Testbench load_testbench(const std::string& path, const std::vector<std::string>& overrides) {
-  return load_root(cfg::parse_yaml_file(path), path, overrides);
+  cfg::Node root = cfg::parse_yaml_file(path);
+  note_input(path, "the testbench");
+  return load_root(std::move(root), path, overrides);
 }
 
 Testbench load_testbench_text(const std::string& text, const std::string& origin,

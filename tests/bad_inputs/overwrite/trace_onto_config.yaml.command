@@ -1,0 +1,1 @@
+run --config {copy} --testbench testbenches/hello.yaml --trace {copy}

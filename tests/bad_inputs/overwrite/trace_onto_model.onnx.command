@@ -1,0 +1,1 @@
+run --config configs/edge-npu.yaml --model {copy} --trace {copy}

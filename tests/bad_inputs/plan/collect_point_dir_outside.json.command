@@ -1,0 +1,1 @@
+sweep collect {dir:plan.json}

@@ -3,6 +3,7 @@
 #include "cli/app.h"
 #include "common/error.h"
 #include "common/input_file.h"
+#include "common/json_input.h"
 
 #include <fmt/format.h>
 
@@ -26,20 +27,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* k_expected_dir = "expected the --out directory of an npusim run";
-
-// 1-based line and column of byte `offset` in `text`.
-SourceLoc position(const std::string& file, const std::string& text, size_t offset) {
-  SourceLoc loc{file, 1, 1};
-  for (size_t i = 0; i < std::min(offset, text.size()); ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
-    } else {
-      ++loc.column;
-    }
-  }
-  return loc;
-}
 
 // The sections every report has, with the JSON type each must be.
 struct Section {
@@ -347,25 +334,11 @@ Json load_report_dir(const std::string& dir) {
   if (!fs::exists(fs::symlink_status(file, ec)))
     throw InputError(SourceLoc{file, 0, 0}, "",
                      "cannot read it; expected the report.json that `npusim run --out` writes");
-  const std::string text = read_input_file(file, "the report.json of an npusim run");
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    const std::string what = e.what();
-    const size_t colon = what.rfind(": ");
-    throw InputError(position(file, text, e.byte > 0 ? e.byte - 1 : 0), "",
-                     "invalid JSON (" +
-                         (colon == std::string::npos ? what : what.substr(colon + 2)) +
-                         "); expected an npusim report.json");
-  } catch (const Json::exception& e) { // a number too large for a double, for example
-    const std::string what = e.what();
-    const size_t bracket = what.find("] ");
-    throw InputError(SourceLoc{file, 0, 0}, "",
-                     "invalid JSON (" +
-                         (bracket == std::string::npos ? what : what.substr(bracket + 2)) +
-                         "); expected an npusim report.json");
-  }
+  return parse_report(read_input_file(file, "the report.json of an npusim run"), file);
+}
+
+Json parse_report(const std::string& text, const std::string& file) {
+  const Json doc = parse_json_input(text, file, "an npusim report.json");
   if (!doc.is_object())
     throw InputError(SourceLoc{file, 1, 1}, "", "expected a JSON object (an npusim report.json)");
   std::vector<std::string> keys;

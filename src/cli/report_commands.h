@@ -15,6 +15,11 @@ namespace npu {
 /// that is not an npusim report.
 nlohmann::ordered_json load_report_dir(const std::string& dir);
 
+/// The report document in `text`, read from `file`: parsed within the input limits (a
+/// nesting depth of kMaxInputDepth) and checked against the schema `npusim run` writes
+/// (check_report_document). Throws InputError at file:line:column.
+nlohmann::ordered_json parse_report(const std::string& text, const std::string& file);
+
 /// Prints the comparison of two reports: overall and per-kernel phases, where the time
 /// went, the statistics that changed, and the phase and the statistic that changed most.
 void print_diff(std::ostream& out, const std::string& name_a, const nlohmann::ordered_json& a,

@@ -82,6 +82,19 @@ uint64_t max_input_bytes() {
   return number * scale;
 }
 
+SourceLoc position_in(const std::string& text, size_t offset, const std::string& file) {
+  SourceLoc loc{file, 1, 1};
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++loc.line;
+      loc.column = 1;
+    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+      ++loc.column;
+    }
+  }
+  return loc;
+}
+
 InputFileError::InputFileError(const std::string& path, const std::string& reason)
     : InputError(SourceLoc{path, 0, 0}, "", "file " + reason), m_path(path), m_reason(reason) {}
 

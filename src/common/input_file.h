@@ -17,6 +17,15 @@ inline constexpr uint64_t kDefaultMaxInputBytes = 64ull << 20;
 /// MiB or GiB), else kDefaultMaxInputBytes. A malformed value throws InputError.
 uint64_t max_input_bytes();
 
+/// The deepest nesting (maps and lists, objects and arrays) that any YAML or JSON input may
+/// have: far beyond any real config, testbench or report, and shallow enough for every
+/// reader and writer that walks a document recursively.
+inline constexpr int kMaxInputDepth = 256;
+
+/// Line and column (1-based; columns count characters, not bytes) of byte `offset` of
+/// `text`, read from `file`.
+SourceLoc position_in(const std::string& text, size_t offset, const std::string& file);
+
 /// A file that could not be read as input. reason() reads after the file's name ("is a
 /// directory; expected a YAML file"), so a caller that knows who named the file (an
 /// `extends:`, a sweep's `config:`) can report it there instead.

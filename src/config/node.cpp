@@ -4,6 +4,7 @@
 #include "common/input_file.h"
 #include "common/utf8.h"
 
+#include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
@@ -70,9 +71,12 @@ const char* Node::kind_name() const {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
 // Aliases let a small file name a huge tree ("billion laughs"); no real file comes near.
 constexpr size_t kMaxValues = 200'000;
+
+InputError too_deep(const SourceLoc& loc) {
+  return InputError(loc, "", "nesting deeper than " + std::to_string(kMaxInputDepth) + " levels");
+}
 
 SourceLoc loc_of(const YAML::Mark& mark, const std::string& origin) {
   if (mark.line < 0)
@@ -83,8 +87,8 @@ SourceLoc loc_of(const YAML::Mark& mark, const std::string& origin) {
 Node convert(const YAML::Node& y, const std::string& origin, int depth, size_t& values) {
   Node n;
   n.loc = loc_of(y.Mark(), origin);
-  if (depth > kMaxDepth)
-    throw InputError(n.loc, "", "nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+  if (depth > kMaxInputDepth)
+    throw too_deep(n.loc);
   if (++values > kMaxValues)
     throw InputError(n.loc, "",
                      "more than " + std::to_string(kMaxValues) +
@@ -121,24 +125,10 @@ Node convert(const YAML::Node& y, const std::string& origin, int depth, size_t& 
   return n;
 }
 
-// Line and column (1-based, columns in characters) of byte `offset` of `text`.
-SourceLoc position_of(const std::string& text, size_t offset, const std::string& origin) {
-  SourceLoc loc{origin, 1, 1};
-  for (size_t i = 0; i < offset && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++loc.line;
-      loc.column = 1;
-    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      ++loc.column;
-    }
-  }
-  return loc;
-}
-
 void check_text(const std::string& text, const std::string& origin) {
   const size_t nul = text.find('\0');
   if (nul != std::string::npos) {
-    SourceLoc loc = position_of(text, nul, origin);
+    SourceLoc loc = position_in(text, nul, origin);
     loc.column = 1; // binary data has no meaningful column
     throw InputError(loc, "", "file is binary (contains a NUL byte), not YAML");
   }
@@ -148,7 +138,7 @@ void check_text(const std::string& text, const std::string& origin) {
   if (bad != std::string::npos) {
     char byte[8];
     std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
-    throw InputError(position_of(text, bad, origin), "",
+    throw InputError(position_in(text, bad, origin), "",
                      std::string("invalid UTF-8 (byte ") + byte +
                          "); expected YAML text encoded as UTF-8");
   }
@@ -251,6 +241,8 @@ Node parse_yaml_string(const std::string& text, const std::string& origin) {
                        "a second YAML document starts here; expected one document per file");
     size_t values = 0;
     return convert(documents.empty() ? YAML::Node() : documents.front(), origin, 0, values);
+  } catch (const YAML::DeepRecursion& e) { // yaml-cpp's own limit, far beyond ours
+    throw too_deep(loc_of(e.mark, origin));
   } catch (const YAML::Exception& e) {
     throw InputError(loc_of(e.mark, origin), "", "invalid YAML: " + e.msg);
   }

@@ -90,6 +90,18 @@ public:
     expect(*it, join(path, key), type);
     return &*it;
   }
+  // `parent.key`, which must be there; returns it.
+  const Json& required(const Json& parent, const std::string& path, const char* key,
+                       Type type) const {
+    const auto it = parent.find(key);
+    if (it == parent.end())
+      throw InputError(SourceLoc{m_file, 0, 0}, join(path, key),
+                       std::string("missing; expected ") + expected_of(type) +
+                           " (npusim writes it in every report that has '" +
+                           (path.empty() ? std::string(key) : path) + "')");
+    expect(*it, join(path, key), type);
+    return *it;
+  }
   // Every member of the object `j` is of `type`.
   void members(const Json& j, const std::string& path, Type type) const {
     for (const auto& [key, value] : j.items())
@@ -107,7 +119,14 @@ void check_kernels(const Checker& c, const Json& kernels) {
   for (const auto& [name, kernel] : kernels.items()) {
     const std::string path = "kernels." + name;
     c.expect(kernel, path, Type::Object);
-    c.optional(kernel, path, "launches", Type::Whole);
+    c.required(kernel, path, "launches", Type::Whole);
+    // The phases of the summary's tables must be there; the others may be left out.
+    for (const auto& phase : report_detail::k_summary_phases) {
+      const std::string at = Checker::join(path, phase.name);
+      const Json& p = c.required(kernel, path, phase.name, Type::Object);
+      for (const char* key : {"mean_ns", "p50_ns", "p99_ns", "max_ns"})
+        c.required(p, at, key, Type::Number);
+    }
     for (const auto& phase : report_detail::k_json_phases)
       if (const Json* p = c.optional(kernel, path, phase.name, Type::Object))
         c.members(*p, Checker::join(path, phase.name), Type::Number);
@@ -173,16 +192,42 @@ void check_layers(const Checker& c, const Json& layers) {
     const std::string path = "layers[" + std::to_string(i) + "]";
     const Json& l = layers[i];
     c.expect(l, path, Type::Object);
-    c.optional(l, path, "kernel", Type::String);
-    c.optional(l, path, "bound", Type::String);
+    c.required(l, path, "kernel", Type::String);
+    c.required(l, path, "bound", Type::String);
     for (const char* key : {"launches", "macs", "vector_ops", "dram_bytes"})
-      c.optional(l, path, key, Type::Whole);
+      c.required(l, path, key, Type::Whole);
     for (const char* key :
          {"time_ns", "total_ns", "host_ns", "iload_ns", "execute_ns", "execute_ifetch_stall_ns",
           "compute_roof_ns", "memory_roof_ns", "mac_utilisation", "macs_per_s"})
-      c.optional(l, path, key, Type::Number);
-    c.optional(l, path, "macs_per_byte", Type::Stat);
+      c.required(l, path, key, Type::Number);
+    c.required(l, path, "macs_per_byte", Type::Stat);
   }
+}
+
+// energy: what energy_json() writes.
+void check_energy(const Checker& c, const Json& energy) {
+  const std::string path = "energy";
+  c.required(energy, path, "technology", Type::String);
+  for (const char* key : {"total_pj", "average_power_w", "tops_per_w", "edp_js"})
+    c.required(energy, path, key, Type::Number);
+  for (const char* group : {"blocks", "phases", "shares"})
+    c.members(c.required(energy, path, group, Type::Object), Checker::join(path, group),
+              Type::Number);
+  for (const auto& [block, parts] : c.required(energy, path, "parts", Type::Object).items()) {
+    const std::string at = "energy.parts." + block;
+    c.expect(parts, at, Type::Object);
+    c.members(parts, at, Type::Number);
+  }
+  if (const Json* kernels = c.optional(energy, path, "kernels", Type::Object))
+    for (const auto& [name, kernel] : kernels->items()) {
+      const std::string at = "energy.kernels." + name;
+      c.expect(kernel, at, Type::Object);
+      c.required(kernel, at, "launches", Type::Whole);
+      c.required(kernel, at, "total_pj", Type::Number);
+      for (const auto& [key, value] : kernel.items())
+        if (key != "launches")
+          c.expect(value, Checker::join(at, key), Type::Number);
+    }
 }
 
 } // namespace
@@ -194,16 +239,18 @@ void check_report_document(const nlohmann::ordered_json& report, const std::stri
   c.optional(report, "", "testbench_name", Type::String);
   c.optional(report, "", "config", Type::Object);
   c.optional(report, "", "testbench", Type::Object);
+  for (const char* key : {"config_file", "testbench_file"})
+    c.optional(report, "", key, Type::String);
   if (const Json* sim = c.optional(report, "", "sim", Type::Object)) {
-    c.optional(*sim, "sim", "simulated_ns", Type::Number);
-    c.optional(*sim, "sim", "launches", Type::Whole);
+    c.required(*sim, "sim", "simulated_ns", Type::Number);
+    c.required(*sim, "sim", "launches", Type::Whole);
     c.optional(*sim, "sim", "wall_s", Type::Number);
   }
   if (const Json* kernels = c.optional(report, "", "kernels", Type::Object))
     check_kernels(c, *kernels);
   if (const Json* host = c.optional(report, "", "host", Type::Object)) {
     for (const char* key : {"busy_ns", "blocked_ns", "idle_ns"})
-      c.optional(*host, "host", key, Type::Number);
+      c.required(*host, "host", key, Type::Number);
     for (const char* key : {"leaked_buffers", "leaked_bytes"})
       c.optional(*host, "host", key, Type::Whole);
   }
@@ -219,8 +266,13 @@ void check_report_document(const nlohmann::ordered_json& report, const std::stri
     check_events(c, *events);
   if (const Json* layers = c.optional(report, "", "layers", Type::Array))
     check_layers(c, *layers);
-  if (const Json* peaks = c.optional(report, "", "peaks", Type::Object))
+  if (const Json* peaks = c.optional(report, "", "peaks", Type::Object)) {
+    for (const char* key : {"macs_per_s", "dram_bytes_per_s"})
+      c.required(*peaks, "peaks", key, Type::Number);
     c.members(*peaks, "peaks", Type::Number);
+  }
+  if (const Json* energy = c.optional(report, "", "energy", Type::Object))
+    check_energy(c, *energy);
   if (const Json* blocks = c.optional(report, "", "blocks", Type::Object))
     for (const auto& [block, stats] : blocks->items()) {
       c.expect(stats, "blocks." + block, Type::Object);

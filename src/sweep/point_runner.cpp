@@ -2,6 +2,7 @@
 
 #include "common/input_file.h"
 #include "common/interrupt.h"
+#include "common/json_input.h"
 #include "common/output_path.h"
 #include "report/report.h"
 
@@ -219,7 +220,7 @@ std::optional<PointResult> read_result(const fs::path& out_dir, const PlannedPoi
   std::error_code ec;
   if (!fs::exists(file, ec))
     return std::nullopt;
-  const Json j = Json::parse(slurp(file), nullptr, false);
+  const Json j = parse_json_or_discarded(slurp(file));
   if (j.is_discarded() || !j.is_object() || !j.contains("args") || j["args"] != Json(point.args))
     return std::nullopt;
   PointResult r;
@@ -246,7 +247,7 @@ bool salvage_finished_run(const fs::path& out_dir, const PlannedPoint& point) {
     return false;
   // `npusim run` renames report.json into place last, once the run has succeeded: the
   // point finished and only the sweep's own bookkeeping was cut off.
-  const Json report = Json::parse(slurp(partial / "report.json"), nullptr, false);
+  const Json report = parse_json_or_discarded(slurp(partial / "report.json"));
   if (report.is_discarded() || !report.is_object())
     return false;
   PointResult r{"ok", "", 0, 0.0};

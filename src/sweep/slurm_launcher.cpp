@@ -1,6 +1,7 @@
 #include "sweep/slurm_launcher.h"
 
 #include "common/input_file.h"
+#include "common/json_input.h"
 #include "sweep/point_runner.h"
 
 #include <fmt/format.h>
@@ -123,17 +124,17 @@ void wait_for_job(const std::string& job_id, uint64_t poll_ms,
 
 std::vector<size_t> read_chunk(const fs::path& out_dir, size_t chunk) {
   const fs::path file = out_dir / "slurm" / "chunks.json";
-  const nlohmann::json j = nlohmann::json::parse(
-      read_input_file(file.string(), "the chunks.json of an npusim sweep"), nullptr, false);
+  const nlohmann::ordered_json j =
+      parse_json_or_discarded(read_input_file(file.string(), "the chunks.json of an npusim sweep"));
   const SourceLoc loc{file.string(), 0, 0};
   if (j.is_discarded() || !j.is_object() || !j.contains("chunks") || !j["chunks"].is_array())
     throw InputError(loc, "", "expected {\"chunks\": [[point, ...], ...]}");
   if (chunk >= j["chunks"].size())
     throw InputError(loc, "chunks",
                      fmt::format("has {} chunks, not {}", j["chunks"].size(), chunk + 1));
-  const nlohmann::json& points = j["chunks"][chunk];
+  const nlohmann::ordered_json& points = j["chunks"][chunk];
   std::vector<size_t> out;
-  for (const auto& p : points.is_array() ? points : nlohmann::json::array({nullptr})) {
+  for (const auto& p : points.is_array() ? points : nlohmann::ordered_json::array({nullptr})) {
     if (!p.is_number_unsigned())
       throw InputError(loc, fmt::format("chunks[{}]", chunk), "expected a list of point numbers");
     out.push_back(p.get<size_t>());

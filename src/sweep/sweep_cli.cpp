@@ -4,6 +4,7 @@
 #include "common/escape.h"
 #include "common/input_file.h"
 #include "common/interrupt.h"
+#include "common/json_input.h"
 #include "common/output_path.h"
 #include "config/units.h"
 #include "sweep/plan_check.h"
@@ -149,10 +150,9 @@ Plan read_plan(const fs::path& dir, bool runs_points) {
   if (!fs::exists(fs::symlink_status(file, ec)))
     throw InputError(SourceLoc{dir.string(), 0, 0}, "",
                      "not a sweep output directory: it has no plan.json");
-  const auto j = nlohmann::ordered_json::parse(
-      read_input_file(file.string(), "the plan.json of an npusim sweep"), nullptr, false);
-  if (j.is_discarded())
-    throw InputError(SourceLoc{file.string(), 0, 0}, "", "not valid JSON");
+  const auto j =
+      parse_json_input(read_input_file(file.string(), "the plan.json of an npusim sweep"),
+                       file.string(), "the plan.json of an npusim sweep");
   Plan plan;
   try {
     plan = plan_from_json(j);

@@ -1,6 +1,7 @@
 #include "sweep/sweep_results.h"
 
 #include "common/input_file.h"
+#include "common/json_input.h"
 #include "sweep/point_runner.h"
 
 #include <fmt/format.h>
@@ -66,7 +67,7 @@ std::string cell(const std::optional<Json>& v) {
 // A point's report.json; discarded (no metrics) when it cannot be read or parsed.
 Json read_report(const fs::path& file) {
   try {
-    return Json::parse(read_input_file(file.string(), "a report.json"), nullptr, false);
+    return parse_json_or_discarded(read_input_file(file.string(), "a report.json"));
   } catch (const InputError&) {
     return Json(Json::value_t::discarded);
   }

@@ -1,4 +1,5 @@
 // The YAML tree: positions, strict parsing, `extends:` chains and `--set` overrides.
+#include "common/input_file.h"
 #include "config/node.h"
 #include "test_util.h"
 
@@ -107,13 +108,22 @@ TEST(NodeParse, NonScalarKeyRejected) {
 }
 
 TEST(NodeParse, DeepNestingRejected) {
-  std::string text;
-  for (int i = 0; i < 70; ++i)
-    text += "[";
-  for (int i = 0; i < 70; ++i)
-    text += "]";
-  const InputError e = input_error([&] { parse_yaml_string(text, "deep.yaml"); });
-  EXPECT_TRUE(contains(e.what(), "nesting deeper than 64 levels")) << e.what();
+  const auto nested = [](size_t depth) {
+    return "x: " + std::string(depth, '[') + std::string(depth, ']') + "\n";
+  };
+  EXPECT_NO_THROW(parse_yaml_string(nested(kMaxInputDepth - 1), "deep.yaml"));
+  const InputError e = input_error([&] { parse_yaml_string(nested(300), "deep.yaml"); });
+  EXPECT_EQ(std::string(e.what()), "deep.yaml:1:260: error: nesting deeper than 256 levels");
+  // Past yaml-cpp's own limit: the same message, never a crash.
+  const InputError deeper = input_error([&] { parse_yaml_string(nested(100000), "deep.yaml"); });
+  EXPECT_TRUE(contains(deeper.what(), "deep.yaml:1:")) << deeper.what();
+  EXPECT_TRUE(contains(deeper.what(), "error: nesting deeper than 256 levels")) << deeper.what();
+  // Block nesting counts the same as flow nesting.
+  std::string block;
+  for (int i = 0; i < 300; ++i)
+    block += std::string(static_cast<size_t>(i), ' ') + "k:\n";
+  EXPECT_TRUE(contains(input_error([&] { parse_yaml_string(block, "deep.yaml"); }).what(),
+                       "nesting deeper than 256 levels"));
 }
 
 TEST(NodeFile, MissingFileAndDirectory) {

@@ -3,6 +3,7 @@
 #include "cli/command_line.h"
 #include "common/data_dirs.h"
 #include "common/error.h"
+#include "common/escape.h"
 #include "common/interrupt.h"
 #include "common/run_guard.h"
 #include "platform/config_lookup.h"
@@ -33,16 +34,17 @@ int run_guarded(const std::function<int()>& command) {
   try {
     return command();
   } catch (const InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
+    // Names from the inputs are escaped: one line, nothing that acts on the terminal.
+    std::cerr << "npusim: " << escape(e.what()) << "\n";
     return kExitBadInput;
   } catch (const SimulationError& e) {
-    std::cerr << "npusim: error: " << e.what() << "\n";
+    std::cerr << "npusim: error: " << escape(e.what()) << "\n";
     return kExitBadInput;
   } catch (const OutputError& e) {
-    std::cerr << "npusim: error: " << e.what() << "\n";
+    std::cerr << "npusim: error: " << escape(e.what()) << "\n";
     return kExitInternal;
   } catch (const std::exception& e) {
-    std::cerr << "npusim: internal error: " << e.what() << "\n";
+    std::cerr << "npusim: internal error: " << escape(e.what()) << "\n";
     return kExitInternal;
   }
 }
@@ -111,7 +113,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
       constexpr size_t kNamed = 10;
       const auto& list = report.leaks.list;
       for (size_t i = 0; i < std::min(list.size(), kNamed); ++i)
-        std::cerr << (i ? ", " : " ") << list[i];
+        std::cerr << (i ? ", " : " ") << escape(list[i]);
       if (list.size() > kNamed)
         std::cerr << " and " << list.size() - kNamed << " more";
       std::cerr << "\n";
@@ -334,7 +336,7 @@ void allow_extras_everywhere(CLI::App& app) {
 }
 
 int report_extras(const CLI::App& app, const std::vector<std::string>& extras) {
-  std::cerr << "npusim: error: " << describe_extras(app, extras) << "\n";
+  std::cerr << "npusim: error: " << escape(describe_extras(app, extras)) << "\n";
   return kExitBadInput;
 }
 
@@ -351,11 +353,13 @@ int report_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   if (const size_t at = message.find(at_most); at != std::string::npos)
     message = message.substr(0, at) + " is given " + message.substr(at + at_most.size()) +
               " times; give it once";
+  // CLI11 breaks some of its messages into lines: one line here.
   for (char& ch : message)
     if (ch == '\n' || ch == '\r')
       ch = ' ';
   while (!message.empty() && message.back() == ' ')
     message.pop_back();
+  message = escape(message);
   std::cerr << "npusim: error: " << message << "\n";
   return kExitBadInput;
 }
@@ -392,7 +396,7 @@ int print_help(const CLI::App& app, const std::string& command) {
       std::cout << sub->help(app.get_name());
       return kExitOk;
     }
-  std::cerr << "npusim: error: " << unknown_command(app, command) << "\n";
+  std::cerr << "npusim: error: " << escape(unknown_command(app, command)) << "\n";
   return kExitBadInput;
 }
 

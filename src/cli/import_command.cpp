@@ -3,6 +3,7 @@
 #include "cli/app.h"
 #include "cli/command_line.h"
 #include "common/error.h"
+#include "common/escape.h"
 #include "common/file_identity.h"
 #include "common/output_path.h"
 #include "config/node.h"
@@ -76,7 +77,7 @@ int ImportCommand::run() const {
     OutputPath out("-o", m_out, OutputPath::Kind::File);
     const onnx_import::ImportResult result = import_checked(m_model, options);
     for (const auto& w : result.warnings)
-      std::cerr << "npusim: warning: " << w << ": not supported, mapped to a copy\n";
+      std::cerr << "npusim: warning: " << escape(w) << ": not supported, mapped to a copy\n";
     const int fd = out.open_file();
     try {
       write_all(fd, result.yaml, m_out);
@@ -88,8 +89,8 @@ int ImportCommand::run() const {
     }
     ::close(fd);
     out.commit();
-    std::cout << m_out << ": " << result.nodes << " nodes, " << result.kernels << " launches, "
-              << result.copies << " copies, " << result.macs << " MACs\n";
+    std::cout << escape(m_out) << ": " << result.nodes << " nodes, " << result.kernels
+              << " launches, " << result.copies << " copies, " << result.macs << " MACs\n";
     return static_cast<int>(kExitOk);
   });
 }

@@ -5,6 +5,7 @@
 #include "cli/membench.h"
 #include "cli/report_commands.h"
 #include "common/error.h"
+#include "common/escape.h"
 #include "common/interrupt.h"
 #include "config/node.h"
 #include "platform/config_lookup.h"
@@ -33,7 +34,7 @@ bool validate_file(const std::string& path) {
              npu::read_testbench(root, path);
            else
              npu::load_platform_config(path, {});
-           std::cout << path << ": ok\n";
+           std::cout << npu::escape(path) << ": ok\n";
            return static_cast<int>(npu::kExitOk);
          }) == npu::kExitOk;
 }
@@ -56,7 +57,7 @@ int validate_pairs(const std::string& config_name, const std::vector<std::string
     const int code = npu::run_guarded([&] {
       const npu::Testbench tb = npu::load_testbench(f, testbench_sets);
       npu::check_testbench(tb, config);
-      std::cout << f << ": ok on " << config.name << "\n";
+      std::cout << npu::escape(f) << ": ok on " << npu::escape(config.name) << "\n";
       return static_cast<int>(npu::kExitOk);
     });
     result = std::max(result, code);

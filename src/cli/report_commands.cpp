@@ -2,6 +2,7 @@
 
 #include "cli/app.h"
 #include "common/error.h"
+#include "common/escape.h"
 #include "common/input_file.h"
 #include "common/json_input.h"
 
@@ -76,8 +77,15 @@ std::string number_text(double v) {
   return fmt::format("{:.6g}", v);
 }
 
-std::string elide(const std::string& text, size_t width) {
-  return text.size() <= width ? text : text.substr(0, width - 3) + "...";
+// A name or value of a report, escaped and cut to `width` bytes.
+std::string elide(const std::string& name, size_t width) {
+  const std::string text = escape(name);
+  if (text.size() <= width)
+    return text;
+  size_t cut = width - 3;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80)
+    --cut; // at a UTF-8 character boundary
+  return text.substr(0, cut) + "...";
 }
 
 // Every leaf under `j` as (dotted path, value as written), in document order.

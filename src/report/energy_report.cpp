@@ -1,5 +1,6 @@
 #include "report/energy_report.h"
 
+#include "common/escape.h"
 #include "report/report.h"
 
 #include <fmt/format.h>
@@ -232,21 +233,23 @@ void print_energy(std::ostream& out, const Json& report) {
   const double total = num(e, "total_pj");
   const double sim_ns = num(json_member(report, "sim"), "simulated_ns");
   out << fmt::format("\nenergy ({}), {:.3f} uJ, {:.3f} W average\n",
-                     e.value("technology", std::string()), total * 1e-6, num(e, "average_power_w"));
+                     escape(e.value("technology", std::string())), total * 1e-6,
+                     num(e, "average_power_w"));
   out << fmt::format("  {:.3f} TOPS/W, energy-delay {:.4g} J.s\n", num(e, "tops_per_w"),
                      num(e, "edp_js"));
   const auto share = [&](double pj) { return total > 0 ? 100.0 * pj / total : 0.0; };
   out << fmt::format("  {:<14}{:>16}{:>8}{:>12}\n", "block", "uJ", "share", "mW");
   for (const auto& [key, value] : json_member(e, "blocks").items()) {
     const double pj = value.get<double>();
-    out << fmt::format("  {:<14}{:>16.3f}{:>7.1f}%{:>12.3f}\n", strip_pj(key), pj * 1e-6, share(pj),
-                       sim_ns > 0 ? pj / (sim_ns * 1e3) * 1e3 : 0.0);
+    out << fmt::format("  {:<14}{:>16.3f}{:>7.1f}%{:>12.3f}\n", escape(strip_pj(key)), pj * 1e-6,
+                       share(pj), sim_ns > 0 ? pj / (sim_ns * 1e3) * 1e3 : 0.0);
   }
   out << fmt::format("  {:<14}{:>16}{:>8}\n", "phase / share", "uJ", "share");
   for (const char* group : {"phases", "shares"})
     for (const auto& [key, value] : json_member(e, group).items()) {
       const double pj = value.get<double>();
-      out << fmt::format("  {:<14}{:>16.3f}{:>7.1f}%\n", strip_pj(key), pj * 1e-6, share(pj));
+      out << fmt::format("  {:<14}{:>16.3f}{:>7.1f}%\n", escape(strip_pj(key)), pj * 1e-6,
+                         share(pj));
     }
 }
 

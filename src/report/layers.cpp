@@ -214,7 +214,7 @@ void print_layers(std::ostream& out, const Json& report, size_t top) {
     if (figures)
       line += fmt::format("{:>10.3f}{:>10.3f}{:>6}{:>6}{:>4.0f}%{:>6} {}", l.execute_ns / k,
                           l.iload_ns / k, si(l.macs), si(l.dram_bytes), 100.0 * l.utilisation(),
-                          intensity_text(l.macs, l.dram_bytes), l.bound);
+                          intensity_text(l.macs, l.dram_bytes), escape(l.bound));
     line.erase(line.find_last_not_of(' ') + 1); // the sums have no bound
     out << line << '\n';
   };

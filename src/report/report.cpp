@@ -1,6 +1,6 @@
 #include "report/report.h"
 
-#include "common/utf8.h"
+#include "common/escape.h"
 #include "report/energy_report.h"
 #include "report/report_detail.h"
 
@@ -27,9 +27,9 @@ std::vector<KernelLaunches> group_by_kernel(const LaunchTable& table) {
 
 // RFC 4180: quote a field that holds a separator, a quote or a line break.
 std::string csv_field(const std::string& text) {
-  // Names from C++ programs may hold any bytes; the file stays UTF-8 text.
-  const std::string field =
-      utf8::first_invalid(text) == std::string::npos ? text : utf8::sanitize(text);
+  // Names may hold any bytes: control characters and bytes that are not UTF-8 become
+  // visible escapes, so that the file stays UTF-8 text, one record a line.
+  const std::string field = escape(text);
   if (field.find_first_of(",\"\r\n") == std::string::npos)
     return field;
   std::string quoted = "\"";
@@ -181,8 +181,7 @@ char* put_ns(char* p, uint64_t ps) {
 
 // Writes a text field as csv_field() quotes it, without a copy when it needs none.
 void write_csv_field(std::ostream& out, const std::string& field) {
-  if (field.find_first_of(",\"\r\n") == std::string::npos &&
-      utf8::first_invalid(field) == std::string::npos)
+  if (field.find_first_of(",\"") == std::string::npos && is_printable(field))
     out.write(field.data(), static_cast<std::streamsize>(field.size()));
   else
     out << report_detail::csv_field(field);

@@ -1,6 +1,7 @@
 #pragma once
 // Internal to npu_report: helpers shared by the JSON and text reports.
 
+#include "common/escape.h"
 #include "models/common/launch_record.h"
 #include "report/analysis.h"
 
@@ -81,8 +82,10 @@ inline std::string format_time(double ns, const TimeScale& scale) {
   return fmt::format("{:.3f} {}", ns / scale.ns_per_unit, scale.name);
 }
 
-/// Cuts `text` to `width` bytes with a "..." marker, at a UTF-8 character boundary.
-inline std::string elide(const std::string& text, size_t width) {
+/// `text` escaped (a name from an input: see escape()), cut to `width` bytes with a "..."
+/// marker at a UTF-8 character boundary.
+inline std::string elide(const std::string& name, size_t width) {
+  const std::string text = escape(name);
   if (text.size() <= width)
     return text;
   size_t cut = width > 3 ? width - 3 : 0;

@@ -68,7 +68,7 @@ uint64_t ps_at(const Json& j, const char* key) {
 // The planner's tiling of each op and the launch's roofline bound (run --tiling).
 void print_tiling(std::ostream& out, const Json& kernel) {
   for (const Json& t : json_member(kernel, "tiling")) {
-    out << fmt::format("  {} on {} unit{}: {}\n", t.value("op", std::string()),
+    out << fmt::format("  {} on {} unit{}: {}\n", elide(t.value("op", std::string()), 20),
                        t.value("units", uint64_t{1}), t.value("units", uint64_t{1}) == 1 ? "" : "s",
                        elide(t.value("shape", std::string()), k_width - 30));
     out << fmt::format("    {} tiles, {} folds, {} array cycles, {} vector cycles\n",
@@ -201,7 +201,7 @@ std::string utilisation_item(const std::string& key, double value) {
     text = fmt::format("{:.1f}%", 100.0 * value);
   }
   std::replace(label.begin(), label.end(), '_', ' ');
-  return label + " " + text;
+  return escape(label) + " " + text;
 }
 
 void print_utilisation(std::ostream& out, const Json& report) {
@@ -248,7 +248,7 @@ void print_events(std::ostream& out, const Json& events) {
 }
 
 std::string format_stat(const std::string& name, const Json& value, const std::string& unit) {
-  std::string text = name + " = ";
+  std::string text = escape(name) + " = ";
   if (value.is_number_integer())
     text += value.dump();
   else if (value.is_number())
@@ -257,7 +257,7 @@ std::string format_stat(const std::string& name, const Json& value, const std::s
     text += "nan";
   // A bare number already reads as a count.
   if (!unit.empty() && unit != "count")
-    text += " " + unit;
+    text += " " + escape(unit);
   return text;
 }
 

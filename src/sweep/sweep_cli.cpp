@@ -96,9 +96,10 @@ public:
     std::string params;
     for (const auto& [key, value] : point.parameters)
       params += " " + key + "=" + value;
-    std::cerr << fmt::format("sweep: {}/{} {} {} {:.2f} s {}{}{}\n", m_done, m_total, point.dir,
-                             r.status, r.wall_s, point.testbench, params,
-                             r.error.empty() ? "" : ": " + r.error);
+    std::cerr << escape(fmt::format("sweep: {}/{} {} {} {:.2f} s {}{}{}", m_done, m_total,
+                                    point.dir, r.status, r.wall_s, point.testbench, params,
+                                    r.error.empty() ? "" : ": " + r.error))
+              << "\n";
   }
 
   /// Sets the counts from outside (a Slurm job's folders).
@@ -178,10 +179,11 @@ std::pair<size_t, size_t> count_results(const fs::path& dir, const Plan& plan,
 
 int report_merge(const fs::path& dir, const Plan& plan) {
   const MergeCounts c = merge_results(dir, plan);
-  std::cout << fmt::format("sweep {}: {} points, {} ok, {} failed, {} missing; results in {} and "
-                           "{}\n",
-                           plan.name, plan.points.size(), c.ok, c.failed, c.missing,
-                           (dir / "results.csv").string(), (dir / "results.json").string());
+  std::cout << escape(fmt::format("sweep {}: {} points, {} ok, {} failed, {} missing; results in "
+                                  "{} and {}",
+                                  plan.name, plan.points.size(), c.ok, c.failed, c.missing,
+                                  (dir / "results.csv").string(), (dir / "results.json").string()))
+            << "\n";
   return kExitOk;
 }
 
@@ -189,10 +191,10 @@ template <typename F> int guarded(F&& body) {
   try {
     return body();
   } catch (const InputError& e) {
-    std::cerr << "npusim: " << e.what() << "\n";
+    std::cerr << "npusim: " << escape(e.what()) << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "npusim: error: " << e.what() << "\n";
+    std::cerr << "npusim: error: " << escape(e.what()) << "\n";
     return kExitInternal;
   }
 }
@@ -278,8 +280,10 @@ PendingPoints find_pending_points(const fs::path& dir, const Plan& plan, bool re
 
 int run_local(const fs::path& dir, const Plan& plan, const PendingPoints& pending, int jobs,
               uint64_t timeout_ms) {
-  std::cerr << fmt::format("sweep {}: {} points, {} to run with {} job{}\n", plan.name,
-                           plan.points.size(), pending.todo.size(), jobs, jobs == 1 ? "" : "s");
+  std::cerr << escape(fmt::format("sweep {}: {} points, {} to run with {} job{}", plan.name,
+                                  plan.points.size(), pending.todo.size(), jobs,
+                                  jobs == 1 ? "" : "s"))
+            << "\n";
   Progress progress(plan.points.size(), pending.done, pending.failed);
   const int stopped_by = run_points(
       dir, plan, pending.todo, RunnerOptions{self_exe(), jobs, timeout_ms},
@@ -301,8 +305,8 @@ int run_slurm(const fs::path& dir, const Plan& plan, const PendingPoints& pendin
   const auto chunks = make_chunks(pending.todo, slurm.points_per_task);
   const std::string job = submit_job(dir, plan.name, plan.cwd, chunks, slurm);
   std::cerr << fmt::format("sweep {}: {} points, {} submitted as Slurm job {} ({} array task{})\n",
-                           plan.name, plan.points.size(), pending.todo.size(), job, chunks.size(),
-                           chunks.size() == 1 ? "" : "s");
+                           escape(plan.name), plan.points.size(), pending.todo.size(), job,
+                           chunks.size(), chunks.size() == 1 ? "" : "s");
   if (no_wait) {
     std::cout << fmt::format("submitted Slurm job {}; when it has ended, merge its results with: "
                              "npusim sweep collect {}\n",
@@ -406,7 +410,7 @@ int SweepCommand::run_worker() {
       dir, plan, todo, RunnerOptions{self_exe(), 1, plan.timeout_ms},
       [&](const PlannedPoint& p, const PointResult& r) {
         std::cout << fmt::format("{} {} {:.2f} s{}\n", p.dir, r.status, r.wall_s,
-                                 r.error.empty() ? "" : ": " + r.error)
+                                 r.error.empty() ? "" : ": " + escape(r.error))
                   << std::flush;
       },
       [] {});

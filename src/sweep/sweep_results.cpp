@@ -1,5 +1,6 @@
 #include "sweep/sweep_results.h"
 
+#include "common/escape.h"
 #include "common/input_file.h"
 #include "common/json_input.h"
 #include "sweep/point_runner.h"
@@ -45,8 +46,9 @@ std::optional<Json> value_at(const Json& json, const std::string& path) {
   }
 }
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos)
+std::string csv_field(const std::string& name) {
+  const std::string text = escape(name); // one record a line, nothing that acts on a terminal
+  if (text.find_first_of(",\"") == std::string::npos)
     return text;
   std::string out = "\"";
   for (const char c : text)

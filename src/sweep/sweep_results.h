@@ -23,7 +23,7 @@ struct MergeCounts {
 std::optional<nlohmann::ordered_json> value_at(const nlohmann::ordered_json& json,
                                                const std::string& path);
 
-/// One CSV field, quoted when it holds a comma, a quote or a line break.
+/// One CSV field: escaped (see escape()), then quoted when it holds a comma or a quote.
 std::string csv_field(const std::string& text);
 
 /// Writes both results files atomically and returns how the points ended.

@@ -195,15 +195,23 @@ TEST(LaunchesCsv, QuotesFieldsWithCommasOrQuotes) {
   EXPECT_EQ(lines[1].rfind("7,\"a,b\",\"say \"\"hi\"\"\",2,0.000,", 0), 0u) << lines[1];
 }
 
-// Names from C++ programs may hold any bytes; launches.csv stays UTF-8 text.
-TEST(LaunchesCsv, ReplacesInvalidUtf8InNames) {
+// Names from C++ programs may hold any bytes; launches.csv stays UTF-8 text, one record a
+// line, with every byte that is not UTF-8 and every control character as a visible escape.
+TEST(LaunchesCsv, EscapesInvalidUtf8AndControlCharactersInNames) {
   LaunchRecord r = make_record(7, "k\xff", 0);
   r.stream = "s\xc3\xa9,\xe2";
   std::ostringstream out;
   write_launches_csv(out, {r});
-  const auto lines = lines_of(out.str());
+  auto lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[1].rfind("7,k\xef\xbf\xbd,\"s\xc3\xa9,\xef\xbf\xbd\",2,", 0), 0u) << lines[1];
+  EXPECT_EQ(lines[1].rfind("7,k\\xff,\"s\xc3\xa9,\\xe2\",2,", 0), 0u) << lines[1];
+  r.kernel = "k\n7,forged";
+  r.stream = "\x1b[31m";
+  out.str("");
+  write_launches_csv(out, {r});
+  lines = lines_of(out.str());
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1].rfind("7,\"k\\n7,forged\",\\x1b[31m,2,", 0), 0u) << lines[1];
 }
 
 TEST(Json, KeysInOrderAndValues) {

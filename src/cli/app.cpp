@@ -19,8 +19,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -210,11 +212,14 @@ const CLI::Validator& non_empty_path() {
 const CLI::Validator& positive_count() {
   static const CLI::Validator validator(
       [](const std::string& value) {
-        const bool digits =
-            !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
-        if (digits && value.find_first_not_of('0') != std::string::npos && value.size() <= 19)
+        // Every value a 64-bit count holds, and no other: the message says the exact range.
+        uint64_t n = 0;
+        const char* end = value.data() + value.size();
+        const auto [at, ec] = std::from_chars(value.data(), end, n);
+        if (!value.empty() && value[0] != '+' && ec == std::errc() && at == end && n >= 1)
           return std::string();
-        return "expected a whole number from 1 to 10^19, got '" + value + "'";
+        return "expected a whole number from 1 to " +
+               std::to_string(std::numeric_limits<uint64_t>::max()) + ", got '" + value + "'";
       },
       "N");
   return validator;
@@ -247,7 +252,8 @@ void add_summary_options(CLI::App& app, SummaryOptions& options) {
             std::all_of(value.begin(), value.end(), [](char c) { return c >= '0' && c <= '9'; });
         return digits && std::stoul(value) > 0
                    ? std::string()
-                   : "expected a number of kernels of at least 1, or 'all', got '" + value + "'";
+                   : "expected a number of kernels from 1 to 999999999, or 'all', got '" + value +
+                         "'";
       },
       "");
   app.add_option_function<std::string>(

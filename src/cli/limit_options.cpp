@@ -39,6 +39,10 @@ void add_override(std::vector<std::string>& out, const std::string& option,
   const SourceLoc loc{option + " " + value, 0, 0};
   std::string err;
   const std::optional<uint64_t> parsed = parse(value, &err);
+  // Too large to parse at all is outside the range too: the message says the range.
+  if (!parsed && err.find("is too large") != std::string::npos)
+    throw InputError(loc, "",
+                     "must be from " + format(min) + " to " + format(max) + ", got " + value);
   if (!parsed)
     throw InputError(loc, "", err);
   if (*parsed < min)

@@ -70,6 +70,18 @@ void check_range(const Section& s, const std::string& key, T v, T min, T max,
     s.fail(key, "must be at most " + fmt(max) + ", got " + shown);
 }
 
+// A value that does not even parse because it is too large for its type (or too small) is
+// outside the key's range too: the message says the range, as for any value outside it.
+template <typename T>
+[[noreturn]] void fail_parse(const Section& s, const std::string& key, const std::string& error,
+                             T min, T max, const std::string& shown, std::string (*fmt)(T)) {
+  const bool overflow = error.find("is too large") != std::string::npos ||
+                        error.find("is out of range") != std::string::npos;
+  if (!overflow)
+    s.fail(key, error);
+  s.fail(key, "must be from " + fmt(min) + " to " + fmt(max) + ", got " + shown);
+}
+
 std::string int_str(int64_t v) {
   return std::to_string(v);
 }
@@ -87,7 +99,7 @@ uint64_t Section::bytes(const std::string& key, uint64_t def, uint64_t min, uint
     std::string err;
     const auto parsed = units::parse_bytes(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<uint64_t>(*this, key, err, min, max, n->scalar, units::format_bytes);
     v = *parsed;
     check_range<uint64_t>(*this, key, v, min, max, n->scalar, units::format_bytes);
   }
@@ -101,7 +113,7 @@ uint64_t Section::time_ps(const std::string& key, uint64_t def, uint64_t min, ui
     std::string err;
     const auto parsed = units::parse_time_ps(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<uint64_t>(*this, key, err, min, max, n->scalar, units::format_time_ps);
     v = *parsed;
     check_range<uint64_t>(*this, key, v, min, max, n->scalar, units::format_time_ps);
   }
@@ -115,7 +127,8 @@ double Section::frequency_hz(const std::string& key, double def) {
     std::string err;
     const auto parsed = units::parse_frequency_hz(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<double>(*this, key, err, units::kMinFrequencyHz, units::kMaxFrequencyHz, n->scalar,
+                         units::format_frequency_hz);
     v = *parsed;
     check_range<double>(*this, key, v, units::kMinFrequencyHz, units::kMaxFrequencyHz, n->scalar,
                         units::format_frequency_hz);
@@ -130,7 +143,8 @@ double Section::rate_mts(const std::string& key, double def) {
     std::string err;
     const auto parsed = units::parse_rate_mts(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<double>(*this, key, err, units::kMinRateMts, units::kMaxRateMts, n->scalar,
+                         units::format_rate_mts);
     v = *parsed;
     check_range<double>(*this, key, v, units::kMinRateMts, units::kMaxRateMts, n->scalar,
                         units::format_rate_mts);
@@ -145,7 +159,8 @@ double Section::bandwidth(const std::string& key, double def) {
     std::string err;
     const auto parsed = units::parse_bandwidth(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<double>(*this, key, err, units::kMinBandwidthBytesPerS,
+                         units::kMaxBandwidthBytesPerS, n->scalar, units::format_bandwidth);
     v = *parsed;
     check_range<double>(*this, key, v, units::kMinBandwidthBytesPerS, units::kMaxBandwidthBytesPerS,
                         n->scalar, units::format_bandwidth);
@@ -160,7 +175,7 @@ int64_t Section::integer(const std::string& key, int64_t def, int64_t min, int64
     std::string err;
     const auto parsed = units::parse_int(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<int64_t>(*this, key, err, min, max, n->scalar, int_str);
     v = *parsed;
     check_range<int64_t>(*this, key, v, min, max, n->scalar, int_str);
   }
@@ -174,7 +189,7 @@ double Section::real(const std::string& key, double def, double min, double max)
     std::string err;
     const auto parsed = units::parse_double(n->scalar, &err);
     if (!parsed)
-      fail(key, err);
+      fail_parse<double>(*this, key, err, min, max, n->scalar, real_str);
     v = *parsed;
     check_range<double>(*this, key, v, min, max, n->scalar, real_str);
   }

@@ -178,10 +178,12 @@ std::optional<std::string> check_metric(const Json& skeleton, const std::string&
       if (block_alone)
         return "'" + walked[0] + "." + parts[i].text +
                "' is a block; expected one of its statistics after it";
+      // The hint quotes the metric's own parts, never a name it does not hold.
+      const bool dotted = !parts[i].quoted && i + 1 < parts.size() && !parts[i + 1].quoted;
       return unknown(name, parts[i].text, block_names()) +
-             (parts[i].quoted ? ""
-                              : " (a block with a dot in its name goes in quotes: "
-                                "\"compute.unit0\")");
+             (dotted ? " (a block with a dot in its name goes in quotes: \"" + parts[i].text + "." +
+                           parts[i + 1].text + "\")"
+                     : "");
     }
     const auto found = std::find_if(candidates.begin(), candidates.end(),
                                     [&](const auto& c) { return node->contains(c.first); });
@@ -193,8 +195,8 @@ std::optional<std::string> check_metric(const Json& skeleton, const std::string&
     i = found->second;
   }
   if (by_block(walked))
-    return name + " is a section; expected a block and one of its statistics, such as " +
-           walked[0] + ".\"compute.unit0\".busy" + (walked[0] == "blocks" ? "_ns" : "");
+    return name + " is a section; expected a block and one of its statistics after it (" +
+           walked[0] + ".BLOCK.STATISTIC, a block with a dot in its name in double quotes)";
   if (node->is_object())
     return name + " is a section; expected one of its values: " +
            fmt::format("{}", fmt::join(keys_of(*node), ", "));

@@ -427,14 +427,32 @@ void check_point_count(const Spec& spec) {
                              std::to_string(first.values.size()) + " values, this one " +
                              std::to_string(p.values.size()));
   }
-  size_t points = spec.testbenches.size();
-  if (!spec.zip)
-    for (const auto& p : spec.parameters) {
-      points *= p.values.size();
-      if (points > kMaxPoints)
-        throw InputError(p.loc, "parameters." + p.key,
-                         "the grid has more than " + std::to_string(kMaxPoints) + " points");
-    }
+  // Counted before anything is planned or written, whichever way the points are made.
+  const auto too_many = [&](const SourceLoc& loc, const std::string& key, const std::string& how) {
+    return InputError(loc, key,
+                      how + " more than " + std::to_string(kMaxPoints) +
+                          " points, the most one sweep may have; split it into several sweeps");
+  };
+  const size_t testbenches = spec.testbenches.size();
+  if (testbenches == 0)
+    return;
+  if (testbenches > kMaxPoints)
+    throw too_many(spec.testbench_locs[kMaxPoints], "testbench", "the testbenches alone give");
+  if (spec.zip) {
+    const size_t length = spec.parameters.empty() ? 1 : spec.parameters.front().values.size();
+    if (length > kMaxPoints / testbenches)
+      throw too_many(spec.parameters.front().loc, "parameters." + spec.parameters.front().key,
+                     fmt::format("{} values zipped on {} testbench{} give", length, testbenches,
+                                 testbenches == 1 ? "" : "es"));
+    return;
+  }
+  size_t points = testbenches;
+  for (const auto& p : spec.parameters) {
+    // Before the product: it must not overflow either.
+    if (points > 0 && p.values.size() > kMaxPoints / points)
+      throw too_many(p.loc, "parameters." + p.key, "the grid has");
+    points *= p.values.size();
+  }
 }
 
 } // namespace

@@ -95,12 +95,15 @@ struct Testbench {
   struct NamedKernel {
     KernelDesc desc;
     SourceLoc loc;
+    /// Where `units` was given (a file position or a --tb-set); `loc` when it was not.
+    SourceLoc units_loc;
   };
   struct NamedBuffer {
     std::string name;
     uint64_t bytes = 0;
     MemoryKind memory = MemoryKind::Ddr;
     SourceLoc loc;
+    SourceLoc size_loc; ///< where `size` was given (a file position or a --tb-set)
   };
   struct NamedStream {
     std::string name;

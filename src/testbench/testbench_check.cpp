@@ -147,7 +147,7 @@ uint64_t align_up(uint64_t bytes, uint64_t align) {
 void check_testbench(const Testbench& tb, const PlatformConfig& config) {
   for (const auto& k : tb.kernels)
     if (kernel_units(k.desc, config.compute.units) > config.compute.units)
-      throw InputError(k.loc, "kernels." + k.desc.name + ".units",
+      throw InputError(k.units_loc, "kernels." + k.desc.name + ".units",
                        "asks for " + std::to_string(k.desc.units) + " units but '" + config.name +
                            "' has " + std::to_string(config.compute.units));
   uint64_t sram = 0;
@@ -157,7 +157,7 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config) {
   if (sram > config.sram.buffer_bytes)
     for (const auto& b : tb.buffers)
       if (b.memory == MemoryKind::Sram)
-        throw InputError(b.loc, "buffers." + b.name,
+        throw InputError(b.size_loc, "buffers." + b.name + ".size",
                          "SRAM buffers need " + units::format_bytes(sram) +
                              " but sram.buffer_space is " +
                              units::format_bytes(config.sram.buffer_bytes));
@@ -170,7 +170,7 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config) {
     if (b.memory == MemoryKind::Ddr) {
       ddr += align_up(b.bytes, Runtime::kBufferAlign);
       if (ddr > config.ddr.size_bytes)
-        throw InputError(b.loc, "buffers." + b.name,
+        throw InputError(b.size_loc, "buffers." + b.name + ".size",
                          "DDR buffers and kernel binaries need at least " +
                              units::format_bytes(ddr) + " but ddr.size is " +
                              units::format_bytes(config.ddr.size_bytes));

@@ -652,9 +652,10 @@ void read_kernels(cfg::Section& top, Reader& r) {
   read_declarations(top, "kernels", r.kernels, [&](const cfg::MapEntry& e, cfg::Section& ks) {
     if (!ks.node())
       ks.fail("op", "kernel '" + e.key + "' needs at least an op");
+    const cfg::Node* units = ks.node()->find("units");
     r.tb.kernels.push_back({ks.has("fuse") ? read_fused_kernel(ks, e.key, r.kernels, r.tb.kernels)
                                            : read_kernel(ks, e.key),
-                            e.key_loc});
+                            e.key_loc, units ? units->loc : e.key_loc});
   });
 }
 
@@ -663,7 +664,7 @@ void read_buffers(cfg::Section& top, Reader& r) {
     Testbench::NamedBuffer b;
     b.name = e.key;
     b.loc = e.key_loc;
-    bs.require("size", "a size such as 1MiB");
+    b.size_loc = bs.require("size", "a size such as 1MiB").loc;
     b.bytes = bs.bytes("size", 0, 1, 64ull << 30);
     const std::string memory = bs.choice("memory", "ddr", {"host", "ddr", "sram"});
     b.memory = memory == "host"   ? MemoryKind::Host

@@ -589,9 +589,17 @@ TEST(TestbenchCheck, KernelWithMoreUnitsThanConfigRejected) {
   const Testbench big = read_text("kernels: {k: {op: cycles, cycles: 1, units: 3}}\nprogram: []\n");
   const InputError e = input_error([&] { check_testbench(big, config); });
   const std::string what = e.what();
-  EXPECT_TRUE(contains(what, "tb.yaml:1:11")) << what;
+  EXPECT_TRUE(contains(what, "tb.yaml:1:45")) << what; // at the value of `units`
   EXPECT_TRUE(contains(what, "kernels.k.units")) << what;
   EXPECT_TRUE(contains(what, "asks for 3 units but 'small' has 2")) << what;
+  // A value set by --tb-set is blamed on the --tb-set, not on a line of the file.
+  const Testbench set =
+      load_testbench_text("kernels: {k: {op: cycles, cycles: 1, units: 1}}\nprogram: []\n",
+                          "tb.yaml", {"kernels.k.units=3"});
+  const std::string from_set = input_error([&] { check_testbench(set, config); }).what();
+  EXPECT_EQ(
+      from_set,
+      "--tb-set kernels.k.units=3: error: kernels.k.units: asks for 3 units but 'small' has 2");
 }
 
 TEST(TestbenchParse, UnitsDefaultToAllAndTakeANumberOrAll) {

@@ -196,7 +196,7 @@ buffers:
 program: []
 )");
   for (const auto& [tb, where] :
-       {std::pair{wide, ":3:3: "}, std::pair{big, ":5:3: "}, std::pair{ddr, ":4:3: "}}) {
+       {std::pair{wide, ":3:38: "}, std::pair{big, ":5:19: "}, std::pair{ddr, ":4:17: "}}) {
     const Result run_result = run("run --config edge-npu --testbench " + tb.string());
     const Result validated = run("validate --config edge-npu " + tb.string());
     EXPECT_EQ(run_result.code, 2) << run_result.err;
@@ -209,7 +209,7 @@ program: []
                 .err.find("kernels.k.units: asks for 8 units but 'edge-npu' has 4"),
             std::string::npos);
   EXPECT_NE(run("validate --config edge-npu " + ddr.string())
-                .err.find("buffers.cache: DDR buffers and kernel binaries need at least "
+                .err.find("buffers.cache.size: DDR buffers and kernel binaries need at least "
                           "5GiB but ddr.size is 4GiB"),
             std::string::npos);
   // Plain validate reads each file alone and accepts it.
@@ -437,9 +437,13 @@ TEST_F(CliTest, CommandLineErrorsAreOneLineWithASuggestion) {
       {hello + " stray", "unexpected argument 'stray'"},
       {hello + " --config configs/edge-npu.yaml", "--config is given 2 times; give it once"},
       {hello + " --trace t.json --trace-limit 0",
-       "--trace-limit: expected a whole number from 1 to 10^19, got '0'"},
+       "--trace-limit: expected a whole number from 1 to 18446744073709551615, got '0'"},
       {hello + " --trace t.json --trace-sample -3",
-       "--trace-sample: expected a whole number from 1 to 10^19, got '-3'"},
+       "--trace-sample: expected a whole number from 1 to 18446744073709551615, got '-3'"},
+      // The range a message states is the range accepted: one past it is refused.
+      {hello + " --trace t.json --trace-sample 18446744073709551616",
+       "--trace-sample: expected a whole number from 1 to 18446744073709551615, got "
+       "'18446744073709551616'"},
       {"membench --config configs/edge-npu.yaml --patern seq_read",
        "unknown option '--patern' (did you mean '--pattern'?)"},
       {"run --testbench testbenches/hello.yaml", "--config is required"},
@@ -454,6 +458,12 @@ TEST_F(CliTest, CommandLineErrorsAreOneLineWithASuggestion) {
     EXPECT_EQ(r.code, 2) << args;
     EXPECT_EQ(r.err, "npusim: error: " + message + "\n") << args;
     EXPECT_EQ(r.out, "") << args;
+  }
+  // ... and the top of it accepted (10^19 is within it).
+  for (const char* count : {"10000000000000000000", "18446744073709551615"}) {
+    const Result r =
+        run(hello + " --trace " + (m_dir / "t.json").string() + " --trace-sample " + count);
+    EXPECT_EQ(r.code, 0) << count << "\n" << r.err;
   }
   // Help and the version still go to stdout with exit code 0.
   const Result help = run("run --help");
@@ -490,12 +500,13 @@ program:
     EXPECT_EQ(std::count(row.cells.at("units").begin(), row.cells.at("units").end(), ';'), 2)
         << row.cells.at("units");
 
-  // More units than the config has: said of the kernel, at the line that declares it.
+  // More units than the config has: said of the kernel, where its units were given: here by
+  // the --tb-set, not by a line of the file.
   r = run("run --config configs/edge-npu.yaml --testbench " + tb.string() +
           " --tb-set 'kernels.*.units=8'");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "npusim: " + tb.string() +
-                       ":3:3: error: kernels.mm.units: asks for 8 units but 'edge-npu' has 4\n");
+  EXPECT_EQ(r.err, "npusim: --tb-set kernels.*.units=8: error: kernels.mm.units: asks for 8 "
+                   "units but 'edge-npu' has 4\n");
 }
 
 // ResNet-50 on datacenter-npu uses all 24 of its units.

@@ -135,6 +135,42 @@ TEST(SweepSpec, Errors) {
                        "parameters.b: the grid has more than 100000 points"));
 }
 
+// Every way to make points is held to one cap, counted before anything is planned.
+TEST(SweepSpec, EveryKindOfSweepIsHeldToThePointCap) {
+  std::string testbenches = "config: c.yaml\ntestbench: [";
+  for (int i = 0; i < 15; ++i)
+    testbenches += (i ? ", t" : "t") + std::to_string(i) + ".yaml";
+  testbenches += "]\n";
+  // zip: 15 testbenches x 10,000 values zipped = 150,000 points.
+  EXPECT_TRUE(contains(input_error([&] {
+                         spec_of(testbenches + "mode: zip\nparameters: {a: {from: 1, to: 10000}, "
+                                               "b: {from: 1, to: 10000}}\nmetrics: [x]\n");
+                       }).what(),
+                       "parameters.a: 10000 values zipped on 15 testbenches give more than "
+                       "100000 points"));
+  // linked: a group of 10,000 steps zipped on 15 testbenches.
+  EXPECT_TRUE(contains(input_error([&] {
+                         spec_of(testbenches + "mode: zip\nparameters:\n  g: {link: {a: {from: 1, "
+                                               "to: 10000}, b: {from: 1, to: 10000}}}\n"
+                                               "metrics: [x]\n");
+                       }).what(),
+                       "parameters.g: 10000 values zipped on 15 testbenches give more than"));
+  // A linked group in a grid, and a grid whose product would overflow.
+  EXPECT_TRUE(contains(input_error([&] {
+                         spec_of(testbenches + "parameters:\n  g: {link: {a: {from: 1, to: 10000}, "
+                                               "b: {from: 1, to: 10000}}}\nmetrics: [x]\n");
+                       }).what(),
+                       "parameters.g: the grid has more than 100000 points"));
+  std::string many = kHead + "parameters:\n";
+  for (int i = 0; i < 6; ++i)
+    many += "  p" + std::to_string(i) + ": {from: 1, to: 10000}\n";
+  EXPECT_TRUE(contains(input_error([&] { spec_of(many + "metrics: [x]\n"); }).what(),
+                       "parameters.p1: the grid has more than 100000 points"));
+  // At the cap itself: accepted.
+  EXPECT_NO_THROW(spec_of(kHead + "mode: zip\nparameters: {a: {from: 1, to: 10000}}\n"
+                                  "metrics: [x]\n"));
+}
+
 TEST(SweepSpec, MapValuedListsSetTheirKeysTogether) {
   const Spec spec =
       spec_of(kHead + "parameters:\n"
@@ -372,6 +408,13 @@ TEST_F(SweepPlanTest, MetricPathsThroughBlocksWithDotsInTheirNames) {
                        "'utilisation.compute.unit0' is a block; expected one of its statistics"));
   EXPECT_TRUE(contains(error_of("metrics: [utilisation]\n"),
                        "'utilisation' is a section; expected a block and one of its statistics"));
+  // The hints quote the metric's own parts, never a name it does not hold.
+  for (const char* metric : {"blocks.dram.busy_ns", "blocks", "utilisation.foo.bar.busy"}) {
+    const std::string e = error_of(std::string("metrics: [") + metric + "]\n");
+    EXPECT_FALSE(contains(e, "compute.unit0")) << e;
+  }
+  EXPECT_TRUE(contains(error_of("metrics: [utilisation.foo.bar.busy]\n"),
+                       "(a block with a dot in its name goes in quotes: \"foo.bar\")"));
 }
 
 TEST(SweepResults, ValuesAndCsvFields) {

@@ -76,6 +76,8 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     }
     Simulation sim(config);
     sim.set_tracer(trace.get());
+    if (!options.quiet)
+      sim.show_progress(program.launches);
     // Launch records stream into launches.csv while the run lasts; only the compact
     // table stays in memory.
     std::optional<OutputDir> out;
@@ -240,6 +242,12 @@ void add_trace_options(CLI::App& app, RunOptions& options) {
       ->type_name("K")
       ->check(positive_count())
       ->needs(trace);
+}
+
+void add_quiet_option(CLI::App& app, bool& quiet) {
+  app.add_flag("--quiet", quiet,
+               "no progress line on the terminal (it appears after a second of a long run, "
+               "on stderr, and only when stderr is a terminal)");
 }
 
 void add_summary_options(CLI::App& app, SummaryOptions& options) {
@@ -423,6 +431,7 @@ int run_cpp_testbench(int argc, char** argv, const std::string& name,
   add_trace_options(app, options);
   add_summary_options(app, options.summary);
   options.limits.add_to(app);
+  add_quiet_option(app, options.quiet);
   if (add_options)
     add_options(app);
   catch_interrupts();

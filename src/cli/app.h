@@ -31,6 +31,7 @@ struct RunOptions {
   uint64_t trace_limit = 0;                   ///< --trace-limit: first N launches (0: all)
   uint64_t trace_sample = 1;                  ///< --trace-sample: every K-th launch
   LimitOptions limits;                        ///< --max-sim-time, --max-memory (after --set)
+  bool quiet = false;                         ///< --quiet: no progress line on the terminal
 };
 
 /// A host program and what it needs from the hardware.
@@ -42,7 +43,12 @@ struct HostProgram {
   std::function<void(const PlatformConfig&)> check;
   /// The testbench after --tb-set, as the report's `testbench` (null for C++ programs).
   nlohmann::ordered_json document;
+  /// The launches the program makes, for the progress line (0: not known).
+  uint64_t launches = 0;
 };
+
+/// Adds --quiet (no progress line) to a command.
+void add_quiet_option(CLI::App& app, bool& quiet);
 
 /// Runs one command; prints an InputError or a SimulationError as one "npusim: ..." line
 /// and returns 2, and any other exception as an internal error (1).

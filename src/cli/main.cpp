@@ -117,6 +117,7 @@ void add_run_command(CLI::App& app, RunCommand& cmd) {
       ->check(format_names());
   run->add_flag("--plots", options.plots, "also write PNG plots into the --out DIR")->needs(out);
   npu::add_summary_options(*run, options.summary);
+  npu::add_quiet_option(*run, options.quiet);
 }
 
 // `report DIR` and `diff DIR_A DIR_B`.
@@ -191,6 +192,7 @@ CLI::App* add_membench_command(CLI::App& app, npu::MembenchOptions& bench) {
   CLI::Option* trace = membench->add_option(
       "--trace", bench.trace_path, "Ramulator 2 load/store trace: `LD 0x...` / `ST 0x...`");
   bench.limits.add_to(*membench, false);
+  npu::add_quiet_option(*membench, bench.quiet);
   pattern->needs(requests)->excludes(trace);
   requests->needs(pattern);
   return membench;
@@ -218,10 +220,12 @@ int run_simulation(const RunCommand& cmd) {
       });
       code != npu::kExitOk)
     return code;
-  npu::HostProgram program{tb.name, model_path.empty() ? cmd.testbench_path : model_path,
+  npu::HostProgram program{tb.name,
+                           model_path.empty() ? cmd.testbench_path : model_path,
                            [&tb](npu::Runtime& rt) { npu::run_testbench(rt, tb); },
                            [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); },
-                           tb.document};
+                           tb.document,
+                           npu::count_launches(tb)};
   npu::sweep::run_hook_start(cmd.options.overrides, cmd.options.out_dir);
   const int code = npu::run_program(cmd.options, program);
   npu::sweep::run_hook_end(cmd.options.out_dir, code);

@@ -3,6 +3,7 @@
 #include "cli/app.h"
 #include "common/error.h"
 #include "common/input_file.h"
+#include "common/progress_line.h"
 #include "common/run_guard.h"
 #include "models/ddr/dram_channel.h"
 #include "platform/config_lookup.h"
@@ -188,14 +189,18 @@ std::vector<MembenchAccess> read_membench_trace(const std::string& path) {
 }
 
 MembenchResult run_membench_engine(const DdrConfig& config,
-                                   const std::vector<MembenchAccess>& accesses) {
+                                   const std::vector<MembenchAccess>& accesses,
+                                   const MembenchProgress& progress) {
   size_t i = 0;
-  return run_membench_engine(config, [&](MembenchAccess& out) {
-    if (i == accesses.size())
-      return false;
-    out = accesses[i++];
-    return true;
-  });
+  return run_membench_engine(
+      config,
+      [&](MembenchAccess& out) {
+        if (i == accesses.size())
+          return false;
+        out = accesses[i++];
+        return true;
+      },
+      progress);
 }
 
 namespace {
@@ -237,7 +242,8 @@ MembenchResult membench_result(const DramSpec& spec,
 
 } // namespace
 
-MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next) {
+MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next,
+                                   const MembenchProgress& progress) {
   const DramSpec& spec = config.spec;
   const AddressMapper mapper(spec, config.mapping_fields, config.hash);
   // Requests from the oldest one not yet completed on: offer cycle and direction, by id -
@@ -284,6 +290,9 @@ MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource
       ++n;
       ++cycle;
       more = next(a);
+      constexpr uint64_t kProgressEvery = 1 << 14;
+      if (progress && n % kProgressEvery == 0)
+        progress(n, static_cast<uint64_t>(static_cast<double>(cycle) * spec.tck_ps));
     } else {
       cycle = std::max(cycle + 1, ch.next_event());
     }
@@ -316,13 +325,20 @@ int run_membench(const MembenchOptions& options) {
     MembenchResult r;
     {
       const RunGuard guard(run_guard_limits(config.limits));
+      ProgressLine line("requests", !options.quiet);
+      uint64_t total = options.requests;
+      const MembenchProgress progress = [&](uint64_t offered, uint64_t simulated_ps) {
+        line.update(offered, total, simulated_ps);
+      };
       if (options.trace_path.empty()) {
         // Generated as offered: --requests 4294967296 runs in constant memory.
         MembenchPattern pattern(options.pattern, options.requests);
-        r = run_membench_engine(config.ddr,
-                                [&pattern](MembenchAccess& out) { return pattern.next(out); });
+        r = run_membench_engine(
+            config.ddr, [&pattern](MembenchAccess& out) { return pattern.next(out); }, progress);
       } else {
-        r = run_membench_engine(config.ddr, read_membench_trace(options.trace_path));
+        const std::vector<MembenchAccess> accesses = read_membench_trace(options.trace_path);
+        total = accesses.size();
+        r = run_membench_engine(config.ddr, accesses, progress);
       }
     }
     nlohmann::ordered_json j;

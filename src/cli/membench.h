@@ -22,6 +22,7 @@ struct MembenchOptions {
   uint64_t requests = 0;              ///< with a pattern
   std::string trace_path;             ///< instead of a pattern
   LimitOptions limits;                ///< --max-memory
+  bool quiet = false;                 ///< --quiet: no progress line on the terminal
 };
 
 /// One 64-byte access of a membench run.
@@ -83,9 +84,14 @@ struct DdrConfig;
 /// one request per memory clock in order and stalling while its queue is full, until
 /// every request has completed. Memory stays bounded by the requests in flight: latencies
 /// are kept as a histogram, so the percentiles are exact.
-MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next);
+/// `progress` (if given) is called every few thousand requests with the requests offered
+/// so far and the simulated time in picoseconds.
+using MembenchProgress = std::function<void(uint64_t offered, uint64_t simulated_ps)>;
+MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next,
+                                   const MembenchProgress& progress = {});
 MembenchResult run_membench_engine(const DdrConfig& config,
-                                   const std::vector<MembenchAccess>& accesses);
+                                   const std::vector<MembenchAccess>& accesses,
+                                   const MembenchProgress& progress = {});
 
 /// `npusim membench`: prints one JSON object on stdout. Returns 0, 2 on bad input (one
 /// "npusim: ..." line on stderr), 1 on internal errors.

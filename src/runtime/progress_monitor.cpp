@@ -42,6 +42,8 @@ void ProgressMonitor::tick() {
 }
 
 void ProgressMonitor::update() {
+  if (m_on_look)
+    m_on_look();
   const uint64_t now = to_ps(sc_core::sc_time_stamp());
   const uint64_t deltas = sc_core::sc_delta_count();
   if (now != m_time_ps) {

@@ -29,6 +29,10 @@ public:
   ProgressMonitor(const ProgressMonitor&) = delete;
   ProgressMonitor& operator=(const ProgressMonitor&) = delete;
 
+  /// Calls `look` at each look, in the simulation (between two delta cycles): a progress
+  /// line reads the simulated time and the launches there.
+  void set_on_look(std::function<void()> look) { m_on_look = std::move(look); }
+
   /// Starts and stops the background thread (around sc_start).
   void start();
   void stop();
@@ -38,6 +42,7 @@ private:
   void tick();
 
   std::function<std::string()> m_describe;
+  std::function<void()> m_on_look;
   uint64_t m_max_deltas;
   uint64_t m_time_ps = ~uint64_t{0}; ///< simulated time at the last look
   uint64_t m_deltas = 0;             ///< delta count when time last moved

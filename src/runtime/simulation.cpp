@@ -1,6 +1,7 @@
 #include "runtime/simulation.h"
 
 #include "common/error.h"
+#include "common/progress_line.h"
 #include "config/units.h"
 #include "models/common/tlm_util.h"
 #include "platform/energy_config.h"
@@ -90,6 +91,15 @@ void Simulation::stream_launches(std::function<void(const LaunchRecord&)> sink) 
 // Before the blocks go: the threads left waiting still refer to them while unwinding.
 Simulation::~Simulation() {
   unwind_threads();
+}
+
+void Simulation::show_progress(uint64_t total_launches) {
+  m_progress = std::make_unique<ProgressLine>("launches", true);
+  if (!m_progress->enabled())
+    return;
+  m_monitor->set_on_look([this, total_launches] {
+    m_progress->update(m_platform->log().count(), total_launches, to_ps(sc_core::sc_time_stamp()));
+  });
 }
 
 void Simulation::set_tracer(Tracer* tracer) {
@@ -199,6 +209,8 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   m_monitor->start();
   sc_core::sc_start(sc_core::sc_time::from_value(limit_ps), sc_core::SC_EXIT_ON_STARVATION);
   m_monitor->stop();
+  if (m_progress)
+    m_progress->finish(); // before anything else is printed
   const auto wall_end = std::chrono::steady_clock::now();
   if (const auto failure = simulation_failure())
     std::rethrow_exception(failure);

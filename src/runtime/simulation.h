@@ -11,6 +11,7 @@
 namespace npu {
 
 class Platform;
+class ProgressLine;
 class ProgressMonitor;
 class Tracer;
 class EnergyProbe;
@@ -32,6 +33,10 @@ public:
   /// standing still (ProgressMonitor) throws SimulationError.
   RunReport run(const std::function<void(Runtime&)>& program);
 
+  /// Shows the progress line on a terminal while run() lasts (see ProgressLine):
+  /// launches issued of `total_launches` (0: not known), simulated and wall-clock time.
+  void show_progress(uint64_t total_launches);
+
   /// Hands every launch record to `sink` once the launch completed, in launch-id order,
   /// and keeps only the compact table: the report's `launches` stay empty.
   void stream_launches(std::function<void(const LaunchRecord&)> sink);
@@ -44,6 +49,7 @@ private:
   std::unique_ptr<Runtime> m_runtime;
   std::unique_ptr<ProgressMonitor> m_monitor;
   std::unique_ptr<EnergyProbe> m_probe; ///< the trace's view of the blocks' energy
+  std::unique_ptr<ProgressLine> m_progress;
   LaunchTable m_table;
 };
 

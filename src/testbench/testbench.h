@@ -144,6 +144,10 @@ void check_testbench(const Testbench& tb, const PlatformConfig& config);
 double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config,
                           std::string* why = nullptr);
 
+/// How many kernel launches the program makes (each launch of a submitted command list
+/// counts), or 0 when the count does not fit in 64 bits.
+uint64_t count_launches(const Testbench& tb);
+
 /// Runs the testbench's program through the runtime API (in the host thread).
 void run_testbench(Runtime& runtime, const Testbench& tb);
 

@@ -1,5 +1,7 @@
 #include "testbench/testbench.h"
 
+#include <limits>
+
 namespace npu {
 namespace {
 
@@ -115,6 +117,43 @@ private:
 };
 
 } // namespace
+
+namespace {
+
+// Launches of `steps`, given each command list's launches when it was last recorded (which
+// the steps update). Saturates at the largest uint64_t.
+uint64_t count_steps(const std::vector<Step>& steps, std::vector<uint64_t>& lists) {
+  constexpr uint64_t kMax = std::numeric_limits<uint64_t>::max();
+  const auto add = [](uint64_t a, uint64_t b) { return a > kMax - b ? kMax : a + b; };
+  const auto times = [](uint64_t a, uint64_t n) { return n != 0 && a > kMax / n ? kMax : a * n; };
+  uint64_t total = 0;
+  for (const Step& s : steps) {
+    if (s.as<step::Launch>()) {
+      total = add(total, 1);
+    } else if (const auto* repeat = s.as<step::Repeat>()) {
+      if (repeat->count == 0)
+        continue;
+      // After one pass the lists hold what every later pass records again.
+      const uint64_t first = count_steps(repeat->body, lists);
+      const uint64_t rest = repeat->count > 1 ? count_steps(repeat->body, lists) : 0;
+      total = add(total, add(first, times(rest, repeat->count - 1)));
+    } else if (const auto* list = s.as<step::CommandList>()) {
+      std::vector<uint64_t> unused;
+      lists.at(list->list) = count_steps(list->body, unused);
+    } else if (const auto* submit = s.as<step::Submit>()) {
+      total = add(total, lists.at(submit->list));
+    }
+  }
+  return total;
+}
+
+} // namespace
+
+uint64_t count_launches(const Testbench& tb) {
+  std::vector<uint64_t> lists(tb.command_lists.size(), 0);
+  const uint64_t total = count_steps(tb.program, lists);
+  return total == std::numeric_limits<uint64_t>::max() ? 0 : total;
+}
 
 void run_testbench(Runtime& rt, const Testbench& tb) {
   ProgramRunner runner(rt, tb);

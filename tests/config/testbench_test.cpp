@@ -369,6 +369,31 @@ TEST(TestbenchParse, CommandListRecordsLaunchesAndSubmits) {
   EXPECT_FALSE(sync_submit.async);
 }
 
+// The launches a program makes, for the progress line: repeats multiply, a command list
+// counts each time it is submitted, with what it held when it was last recorded.
+TEST(TestbenchLaunches, CountedAsTheProgramWouldMakeThem) {
+  EXPECT_EQ(count_launches(read_text(with_program("  - launch: {kernel: k1}\n"
+                                                  "  - repeat: {count: 4, body: [{launch: "
+                                                  "{kernel: k1}}, {host_work: 1us}]}\n"
+                                                  "  - sync: device\n"))),
+            5u);
+  EXPECT_EQ(count_launches(read_text(
+                with_program("  - command_list:\n"
+                             "      name: step\n"
+                             "      body:\n"
+                             "        - launch: {kernel: gemm, args: [a, a]}\n"
+                             "        - repeat: {count: 3, body: [{launch: {kernel: k1}}]}\n"
+                             "  - submit: {list: step, stream: s2, async: true}\n"
+                             "  - repeat: {count: 10, body: [{submit: {list: step}}]}\n"))),
+            44u);
+  // Nested repeats of 10^9 overflow no counter: the count is unknown (0), not wrapped.
+  EXPECT_EQ(count_launches(read_text(with_program(
+                "  - repeat: {count: 1000000000, body: [{repeat: {count: 1000000000, body: "
+                "[{repeat: {count: 1000000000, body: [{launch: {kernel: k1}}]}}]}}]}\n"))),
+            0u);
+  EXPECT_EQ(count_launches(read_text(with_program("  - sync: device\n"))), 0u);
+}
+
 TEST(TestbenchErrors, CommandListErrors) {
   auto list = [](const std::string& body) {
     return "  - command_list:\n      name: step\n      body:\n" + body;

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, AddressSanitizer and UndefinedBehaviorSanitizer) in
 # build-fuzz/ and runs one of them.
 # Usage: scripts/fuzz.sh TARGET SECONDS [LIBFUZZER_OPTION...]
-#   TARGET   config, testbench, trace or sweep (tests/fuzz/TARGET_fuzz.cpp)
+#   TARGET   config, testbench, trace, sweep, onnx, report or diff (tests/fuzz/TARGET_fuzz.cpp)
 #   SECONDS  how long to fuzz
 # New inputs collect in build-fuzz/fuzz/TARGET/corpus; a crash, hang or leak is written to
 # build-fuzz/fuzz/TARGET/ (crash-*, timeout-*, leak-*, oom-*) and the script exits 1.

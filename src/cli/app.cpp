@@ -189,14 +189,14 @@ int make_plots(const std::string& dir, const std::string& package_dir) {
   if (run_process({python, "-c", "import matplotlib"}, true) != 0) {
     std::cerr << "npusim: note: --plots needs Python 3 with matplotlib; install it with "
                  "`apt-get install python3-matplotlib` (the report is in "
-              << dir << ")\n";
+              << escape(dir) << ")\n";
     return kExitOk;
   }
   const std::string script = scripts_dir(package_dir) + "/plot_run.py";
   const int status = run_process({python, script, dir}, false);
   if (status != 0) {
-    std::cerr << "npusim: error: " << script << " failed (exit status " << status
-              << "); the report is in " << dir << "\n";
+    std::cerr << "npusim: error: " << escape(script) << " failed (exit status " << status
+              << "); the report is in " << escape(dir) << "\n";
     return kExitInternal;
   }
   return kExitOk;

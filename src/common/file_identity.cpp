@@ -105,9 +105,12 @@ void note_input(const std::string& path, const std::string& role, bool keep_role
   record().entries.push_back(std::move(e));
 }
 
-OutputClaim::OutputClaim(const std::string& option, const std::string& path) {
+OutputClaim::OutputClaim(const std::string& option, const std::string& path,
+                         const std::string& shown) {
   Entry out = entry_of(path);
   out.role = option;
+  if (!shown.empty())
+    out.path = shown;
   const std::lock_guard<std::mutex> lock(g_mutex);
   for (const Entry& known : record().entries) {
     if (!same_file(known, out))
@@ -115,10 +118,10 @@ OutputClaim::OutputClaim(const std::string& option, const std::string& path) {
     const SourceLoc at{option, 0, 0};
     if (known.output != 0)
       throw InputError(at, "",
-                       quoted_name(path) + " is also written by " + known.role + " (as " +
+                       quoted_name(out.path) + " is also written by " + known.role + " (as " +
                            quoted_name(known.path) + "); give each output a path of its own");
     throw InputError(at, "",
-                     quoted_name(path) + " is " + describe_input(known) +
+                     quoted_name(out.path) + " is " + describe_input(known) +
                          "; writing there would destroy it: choose another path");
   }
   m_id = out.output = record().next_claim++;

@@ -22,8 +22,9 @@ class OutputClaim {
 public:
   OutputClaim() = default;
   /// Throws InputError at `option` when `path` is one of the command's inputs or a file
-  /// another of its outputs claims, naming both; else claims it for `option`.
-  OutputClaim(const std::string& option, const std::string& path);
+  /// another of its outputs claims, naming both (the output as `shown`, by default `path`);
+  /// else claims it for `option`.
+  OutputClaim(const std::string& option, const std::string& path, const std::string& shown = {});
   ~OutputClaim();
   OutputClaim(OutputClaim&& other) noexcept;
   OutputClaim& operator=(OutputClaim&& other) noexcept;

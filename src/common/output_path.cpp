@@ -211,12 +211,15 @@ void OutputPath::resolve(const std::string& path) {
 }
 
 // Before anything is written: no file the output replaces may be an input of the command.
+// The files are known by the target the path resolves to ("tb.yaml/" and a link name it too)
+// and shown as the command line wrote them.
 void OutputPath::claim(const std::string& path, const std::vector<std::string>& names) {
   if (m_kind == Kind::File) {
-    m_claims.emplace_back(m_option, path);
+    m_claims.emplace_back(m_option, m_target, path);
   } else {
     for (const std::string& name : names)
-      m_claims.emplace_back(m_option, (fs::path(path) / name).string());
+      m_claims.emplace_back(m_option, (fs::path(m_target) / name).string(),
+                            (fs::path(path) / name).string());
   }
   if (!m_direct) // the lock file is removed afterwards
     m_claims.emplace_back(m_option, sibling(m_target, ".lock"));

@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace npu::sweep {
@@ -46,6 +47,12 @@ int default_jobs() {
 uint64_t duration_ms(const std::string& option, const std::string& text) {
   std::string error;
   const auto ps = units::parse_time_ps(text, &error);
+  // A duration too large to read is outside the range, which the message says.
+  if (!ps && error.find("is too large") != std::string::npos)
+    throw InputError(SourceLoc{option + " " + text, 0, 0}, option,
+                     "must be at most " +
+                         units::format_time_ps(std::numeric_limits<uint64_t>::max()) + ", got " +
+                         text);
   if (!ps)
     throw InputError(SourceLoc{option + " " + text, 0, 0}, option, error);
   return *ps / 1000000000ull;

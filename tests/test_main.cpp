@@ -1,10 +1,12 @@
 // The one sc_main of every test binary: SystemC reports become test failures, and every
 // test gets a simulation context of its own, so a binary runs all its tests in one process
 // (a context whose simulation has run cannot elaborate or start another).
-#include "models/common/tlm_util.h"
+#include "models/common/fresh_context.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
+
+#include <optional>
 
 namespace {
 
@@ -21,23 +23,10 @@ void report_handler(const sc_core::sc_report& report, const sc_core::sc_actions&
 /// Gives each test a fresh sc_simcontext and deletes it once the test's objects are gone
 /// (gtest destroys the test fixture before OnTestEnd).
 class FreshSimulation : public ::testing::EmptyTestEventListener {
-  void OnTestStart(const ::testing::TestInfo&) override {
-    m_former = sc_core::sc_curr_simcontext;
-    m_context = new sc_core::sc_simcontext;
-    sc_core::sc_curr_simcontext = m_context;
-    sc_core::sc_default_global_context = m_context;
-    npu::clear_simulation_failure();
-  }
-  void OnTestEnd(const ::testing::TestInfo&) override {
-    delete m_context;
-    m_context = nullptr;
-    sc_core::sc_curr_simcontext = m_former;
-    sc_core::sc_default_global_context = m_former;
-    npu::clear_simulation_failure();
-  }
+  void OnTestStart(const ::testing::TestInfo&) override { m_context.emplace(); }
+  void OnTestEnd(const ::testing::TestInfo&) override { m_context.reset(); }
 
-  sc_core::sc_simcontext* m_former = nullptr;
-  sc_core::sc_simcontext* m_context = nullptr;
+  std::optional<npu::FreshSimContext> m_context;
 };
 
 } // namespace

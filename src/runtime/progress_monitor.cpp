@@ -44,6 +44,11 @@ void ProgressMonitor::tick() {
 void ProgressMonitor::update() {
   if (m_on_look)
     m_on_look();
+  if (m_watch)
+    if (std::string stop = m_watch(); !stop.empty()) {
+      guarded([&stop] { throw SimulationError(stop); });
+      return;
+    }
   const uint64_t now = to_ps(sc_core::sc_time_stamp());
   const uint64_t deltas = sc_core::sc_delta_count();
   if (now != m_time_ps) {

@@ -36,6 +36,10 @@ public:
   /// Starts and stops the background thread (around sc_start).
   void start();
   void stop();
+  /// Asked at every look (in the simulation): a non-empty answer ends the run the way a
+  /// standstill does, with that message. For an embedding program's own limits (a wall-clock
+  /// limit, an interrupt) where ending the process is not an option.
+  void set_watch(std::function<std::string()> watch) { m_watch = std::move(watch); }
 
 private:
   void update() override;
@@ -43,6 +47,7 @@ private:
 
   std::function<std::string()> m_describe;
   std::function<void()> m_on_look;
+  std::function<std::string()> m_watch;
   uint64_t m_max_deltas;
   uint64_t m_time_ps = ~uint64_t{0}; ///< simulated time at the last look
   uint64_t m_deltas = 0;             ///< delta count when time last moved

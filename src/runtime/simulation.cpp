@@ -111,6 +111,10 @@ void Simulation::set_tracer(Tracer* tracer) {
   }
 }
 
+void Simulation::set_watch(std::function<std::string()> watch) {
+  m_monitor->set_watch(std::move(watch));
+}
+
 // "; stream 's2' has ...; hardware queue 2: ...": every stream left with work and what it
 // waits for, then what each hardware queue is stuck on.
 std::string Simulation::describe_waits() const {

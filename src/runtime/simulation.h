@@ -17,7 +17,8 @@ class Tracer;
 class EnergyProbe;
 
 /// One simulation: builds the platform from a config, runs a host program on the
-/// host CPU model, and returns the report. SystemC allows one per process.
+/// host CPU model, and returns the report. SystemC allows one per simulation context (a
+/// process that runs several gives each a FreshSimContext).
 class Simulation {
 public:
   explicit Simulation(const PlatformConfig& config);
@@ -27,6 +28,9 @@ public:
   Runtime& runtime() { return *m_runtime; }
   /// Reports what every block does to `tracer` during run() (null: tracing off).
   void set_tracer(Tracer* tracer);
+  /// Asked about every quarter second of wall time while run() simulates: a non-empty
+  /// answer ends the run with a SimulationError of that message (ProgressMonitor::set_watch).
+  void set_watch(std::function<std::string()> watch);
 
   /// Runs `program` in the host thread until it and all device work finished.
   /// A deadlock, an invalid device access, the simulated-time limit or simulated time

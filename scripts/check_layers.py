@@ -21,6 +21,7 @@ another block. No file there includes tests/. The table, lowest first (docs/arch
     8 src/sweep
     9 src/cli
    10 testbenches     C++ host programs
+   10 src/python      the Python package's extension module
 
 An include is resolved as the compiler would: against src/, the repository root, then the
 including file's folder; one found in none of them (a system or generated header) is not
@@ -46,6 +47,7 @@ LAYERS = [
     ("src/sweep", 8),
     ("src/cli", 9),
     ("testbenches", 10),
+    ("src/python", 10),
 ]
 BLOCK_RANK = 3
 SCANNED = ("src", "models", "testbenches")

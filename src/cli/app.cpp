@@ -51,6 +51,19 @@ int run_guarded(const std::function<int()>& command) {
   }
 }
 
+std::unique_ptr<ChromeTraceWriter> make_trace_writer(const RunOptions& options,
+                                                     const PlatformConfig& config) {
+  if (options.trace_path.empty())
+    return nullptr;
+  TraceOptions trace_options;
+  trace_options.path = options.trace_path;
+  trace_options.limit = options.trace_limit;
+  trace_options.sample = options.trace_sample;
+  return std::make_unique<ChromeTraceWriter>(
+      trace_options,
+      TraceLayout{config.scheduler.hw_queues, config.compute.units, config.dma.channels});
+}
+
 int run_program(const RunOptions& options, const HostProgram& program) {
   return run_guarded([&] {
     std::vector<std::string> overrides = options.overrides;
@@ -64,16 +77,7 @@ int run_program(const RunOptions& options, const HostProgram& program) {
     if (program.check)
       program.check(config);
     // The writer outlives the simulation whose blocks hold a pointer to it.
-    std::unique_ptr<ChromeTraceWriter> trace;
-    if (!options.trace_path.empty()) {
-      TraceOptions trace_options;
-      trace_options.path = options.trace_path;
-      trace_options.limit = options.trace_limit;
-      trace_options.sample = options.trace_sample;
-      trace = std::make_unique<ChromeTraceWriter>(
-          trace_options,
-          TraceLayout{config.scheduler.hw_queues, config.compute.units, config.dma.channels});
-    }
+    const std::unique_ptr<ChromeTraceWriter> trace = make_trace_writer(options, config);
     Simulation sim(config);
     sim.set_tracer(trace.get());
     if (!options.quiet)

@@ -3,12 +3,14 @@
 #include "cli/limit_options.h"
 #include "platform/platform_config.h"
 #include "report/report.h"
+#include "report/trace_writer.h"
 #include "runtime/runtime.h"
 
 #include <systemc>
 
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -49,6 +51,11 @@ struct HostProgram {
 
 /// Adds --quiet (no progress line) to a command.
 void add_quiet_option(CLI::App& app, bool& quiet);
+
+/// The Chrome trace writer of options.trace_path (--trace, --trace-limit, --trace-sample),
+/// or null when no trace is asked for. Throws InputError for a path that cannot be written.
+std::unique_ptr<ChromeTraceWriter> make_trace_writer(const RunOptions& options,
+                                                     const PlatformConfig& config);
 
 /// Runs one command; prints an InputError or a SimulationError as one "npusim: ..." line
 /// and returns 2, and any other exception as an internal error (1).

@@ -30,6 +30,8 @@ void write_all(int fd, const std::string& text, const std::string& path) {
   }
 }
 
+} // namespace
+
 onnx_import::ImportResult import_checked(const std::string& model,
                                          const onnx_import::ImportOptions& options) {
   onnx_import::ImportResult result = onnx_import::import_onnx(model, options);
@@ -37,8 +39,6 @@ onnx_import::ImportResult import_checked(const std::string& model,
   read_testbench(cfg::parse_yaml_string(result.yaml, model), model);
   return result;
 }
-
-} // namespace
 
 ImportCommand::ImportCommand(CLI::App& app) {
   m_command = app.add_subcommand("import", "write a testbench from an ONNX model");

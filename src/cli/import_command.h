@@ -25,6 +25,11 @@ private:
   onnx_import::ImportOptions m_options;
 };
 
+/// Imports `model` as `npusim import` does, and checks the testbench it made as the
+/// testbench loader would. Throws InputError.
+onnx_import::ImportResult import_checked(const std::string& model,
+                                         const onnx_import::ImportOptions& options);
+
 /// The testbench YAML of an ONNX model with the default import options (run --model).
 std::string import_model_yaml(const std::string& model_path);
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs a build into a temporary prefix, checks what is there, builds
 # examples/host-program against it out of tree and runs it, then runs the installed npusim
-# with configs given by name from another working directory. Removes everything it made.
+# with configs given by name from another working directory, and the installed Python
+# package from there. Removes everything it made.
 #   install_test.sh BUILD_DIR SOURCE_DIR CXX_COMPILER [LAUNCHER] [CXX_FLAGS] [LINKER_FLAGS]
 set -euo pipefail
 
@@ -99,4 +100,28 @@ status=0
   fail "npusim run --config edge-npux: expected one line on stderr and nothing on stdout"
 }
 expect_in "npusim: --config edge-npux: error: no such file, and no config of that name; expected a path or one of datacenter-gpu, datacenter-npu, edge-npu (the configs in $prefix/share/npusim/configs); did you mean 'edge-npu'?" "$tmp/bad.err"
+
+# 6. The Python package (where the build has it), installed into the prefix's
+# site-packages: imported from elsewhere with that folder on the path, it finds configs by
+# name in the prefix and runs sweeps with the prefix's npusim.
+if [[ -d $build/python/npusim ]]; then
+  site=$(cd "$prefix" && ls -d lib/python3*/*-packages 2>/dev/null | head -1)
+  [[ -n $site && -f $prefix/$site/npusim/__init__.py && -f $prefix/$site/npusim/_paths.py ]] ||
+    fail "cmake --install left out the Python package"
+  (cd "$elsewhere" && PYTHONPATH="$prefix/$site" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c "
+import npusim, sys
+assert npusim.__file__.startswith('$prefix/'), npusim.__file__
+result = npusim.run('edge-npu', '$source/testbenches/hello.yaml')
+assert result.report['config_file'] == '$prefix/share/npusim/configs/edge-npu.yaml', result.report['config_file']
+table = npusim.sweep({'config': 'datacenter-npu', 'testbench': '$source/testbenches/hello.yaml',
+                      'parameters': {'compute.units': [1, 2]}, 'metrics': ['sim.simulated_ns']},
+                     quiet=True)
+assert [row['status'] for row in table] == ['ok', 'ok'], table.rows
+print('python: ok', result.simulated_ns)
+") >"$tmp/python.out" 2>&1 || {
+    cat "$tmp/python.out" >&2
+    fail "the installed Python package failed"
+  }
+  expect_in "python: ok" "$tmp/python.out"
+fi
 echo "install_test: ok"

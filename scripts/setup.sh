@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that npusim needs to build, test and plot, and those of
-# its Python package (pybind11; pytest and pandas for its tests).
+# its Python package (pybind11; pytest, pandas and the notebook runner for its tests).
 # A no-op (one line of output) when everything is already installed.
 set -euo pipefail
 
@@ -11,6 +11,7 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev
   clang-format python3 python3-matplotlib python3-yaml python3-onnx
   python3-dev pybind11-dev python3-pybind11 python3-pytest python3-pandas
+  python3-nbclient python3-nbformat python3-ipykernel
 )
 
 missing=()

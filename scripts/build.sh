@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Configures and builds npusim in build/ (or $BUILD_DIR). Safe to re-run.
+#   scripts/build.sh            everything: the binary, the Python package, the tests
+#   scripts/build.sh TARGET...  only those targets and what they need (scripts/run.sh: npusim)
 #   BUILD_TYPE  CMake build type (default RelWithDebInfo)
 #   BUILD_DIR   build directory relative to the repo root (default build)
 #   UNITY       ON (default): each target compiles as one translation unit; OFF: per file
@@ -19,4 +21,8 @@ JOBS=$(nproc 2>/dev/null || echo 2)
 # full debug information; BUILD_TYPE=Debug has it all.
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" -DCMAKE_UNITY_BUILD="${UNITY:-ON}" \
   -DCMAKE_UNITY_BUILD_BATCH_SIZE=0 -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
-cmake --build "$BUILD_DIR" -j"$JOBS"
+targets=()
+for target in "$@"; do
+  targets+=(--target "$target")
+done
+cmake --build "$BUILD_DIR" -j"$JOBS" "${targets[@]}"

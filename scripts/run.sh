@@ -3,12 +3,13 @@
 # Extra arguments go to `npusim run`. Without --config it uses configs/edge-npu.yaml,
 # without --testbench testbenches/hello.yaml, so for example
 #   scripts/run.sh --testbench testbenches/sync_vs_async.yaml --config configs/datacenter-gpu.yaml
-# Build output goes to stderr so that stdout carries only what npusim prints.
+# It builds the npusim binary alone (scripts/test.sh builds the rest: the Python package and
+# the tests). Build output goes to stderr so that stdout carries only what npusim prints.
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-scripts/build.sh >&2
+scripts/build.sh npusim >&2
 
 defaults=()
 given=" $* "

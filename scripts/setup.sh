@@ -5,7 +5,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  build-essential cmake pkg-config
+  build-essential cmake ninja-build pkg-config
   libsystemc-dev libyaml-cpp-dev libgtest-dev libgmock-dev
   nlohmann-json3-dev libfmt-dev libcli11-dev
   libonnx-dev libprotobuf-dev

@@ -17,7 +17,10 @@
 The weights are initializers whose data lives in an external file that is not written:
 only their shapes matter to the import, and each model stays a few KiB. Small int64
 shape constants are stored inline. Usage: gen_onnx_models.py --out DIR [names...];
---bad writes the malformed models of tests/bad_inputs/onnx; --macs MODEL prints the MACs
+--bad writes the malformed models of tests/bad_inputs/onnx; --features the models of the
+import's features its tests run (If folding, a 10,000-op chain, LSTM/GRU/RNN, Einsum,
+quantized ops, opset 18 forms, rows far larger than SRAM, ops without a mapping); --macs
+MODEL prints the MACs
 of its Conv, Gemm and MatMul nodes from ONNX's own shape inference.
 """
 
@@ -253,6 +256,47 @@ def tiny(nodes, inputs, outputs, inits=()):
     return model.SerializeToString()
 
 
+def conv(attrs, x=(1, 4, 8, 8), w=(8, 4, 3, 3), op="Conv", name="conv"):
+    """A model of one Conv (or pooling, without `w`) with `attrs`: bytes."""
+    f = TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    inputs = ["x"] + (["w"] if w else [])
+    node = helper.make_node(op, inputs, ["y"], name=name, **attrs)
+    inits = [helper.make_tensor("w", f, w, [0.0] * _prod(w))] if w else []
+    return tiny([node], [vi("x", f, list(x))], [vi("y", f, None)], inits)
+
+
+def external(location):
+    """A model whose weight's data is external at `location`: bytes."""
+    f = TensorProto.FLOAT
+    t = TensorProto()
+    t.name, t.data_type = "w", f
+    t.dims.extend([8, 8])
+    t.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", location), ("offset", "0"), ("length", "256")):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    node = helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")
+    vi = helper.make_tensor_value_info
+    return tiny([node], [vi("x", f, [1, 8])], [vi("y", f, None)], [t])
+
+
+def if_on_data():
+    """An If whose condition is computed from the input's values."""
+    f = TensorProto.FLOAT
+    vi = helper.make_tensor_value_info
+    then = helper.make_graph([helper.make_node("Relu", ["x"], ["t"], name="then_relu")], "then",
+                             [], [vi("t", f, [1, 8])])
+    other = helper.make_graph([helper.make_node("Sigmoid", ["x"], ["e"], name="else_sig")],
+                              "else", [], [vi("e", f, [1, 8])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+             helper.make_node("Greater", ["s", "zero"], ["c"], name="positive"),
+             helper.make_node("If", ["c"], ["y"], name="branch", then_branch=then,
+                              else_branch=other)]
+    return tiny(nodes, [vi("x", f, [1, 8])], [vi("y", f, None)],
+                [helper.make_tensor("zero", f, [], [0.0])])
+
+
 def bad_models():
     """Malformed models for tests/bad_inputs/onnx: name -> bytes."""
     f = TensorProto.FLOAT
@@ -287,6 +331,125 @@ def bad_models():
                                       [vi("x", f, [1, 8])], [vi("y", f, None)]),
         "unknown_default_op.onnx": tiny([relu, helper.make_node("Fancy", ["y"], ["z"], name="f")],
                                         [vi("x", f, [1, 8])], [vi("z", f, None)]),
+        "conv_stride_zero.onnx": conv({"strides": [0, 1]}),
+        "maxpool_stride_zero.onnx": conv({"kernel_shape": [2, 2], "strides": [0, 0]}, w=None,
+                                         op="MaxPool", name="pool"),
+        "conv_dilation_zero.onnx": conv({"dilations": [1, 0]}),
+        "conv_group_zero.onnx": conv({"group": 0}),
+        "conv_group_not_dividing.onnx": conv({"group": 3}, x=(1, 4, 8, 8), w=(6, 1, 3, 3)),
+        "conv_negative_pad.onnx": conv({"pads": [-2, 0, 0, 0]}),
+        "conv_kernel_too_large.onnx": conv({}, x=(1, 4, 3, 3), w=(8, 4, 7, 7)),
+        "conv_name_escapes.onnx": conv({"strides": [0, 1]},
+                                       name="c\nnpusim: error: forged \x1b[31mred"),
+        "gemm_k_mismatch.onnx": tiny(
+            [helper.make_node("Gemm", ["a", "b"], ["y"], name="fc")],
+            [vi("a", f, [10, 64])], [vi("y", f, None)],
+            [helper.make_tensor("b", f, [65, 10], [0.0] * 650)]),
+        "output_overwrites_input.onnx": tiny(
+            [helper.make_node("Relu", ["x"], ["t"], name="act"),
+             helper.make_node("Sigmoid", ["t"], ["x"], name="sig")],
+            [vi("x", f, [1, 8])], [vi("t", f, None)]),
+        "duplicate_inputs.onnx": tiny([relu], [vi("x", f, [1, 8]), vi("x", f, [1, 8])],
+                                      [vi("y", f, None)]),
+        "if_on_data.onnx": if_on_data(),
+        "external_absolute.onnx": external("/etc/passwd"),
+        "external_outside.onnx": external("weights/../../secret.bin"),
+        "buffer_over_cap.onnx": tiny([relu], [vi("x", f, [1 << 20, 1 << 17])],
+                                     [vi("y", f, None)]),
+        "data_dependent_shape.onnx": tiny(
+            [relu, helper.make_node("NonZero", ["y"], ["z"], name="nz")],
+            [vi("x", f, [1, 8])], [vi("z", TensorProto.INT64, None)]),
+    }
+
+
+def feature_model(nodes, inputs, inits=(), opset=OPSET, outputs=("y",)):
+    f = TensorProto.FLOAT
+    outs = [helper.make_tensor_value_info(*(o if isinstance(o, tuple) else (o, f)), None)
+            for o in outputs]
+    graph = helper.make_graph(nodes, "feature", inputs, outs, initializer=list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    return model
+
+
+def zeros(name, dims, dtype=TensorProto.FLOAT):
+    """A weight: inline when small, else external data that is not written (shape only)."""
+    if _prod(dims) <= 1024:
+        return helper.make_tensor(name, dtype, dims, [0] * _prod(dims))
+    t = TensorProto()
+    t.name, t.data_type = name, dtype
+    t.dims.extend(dims)
+    t.data_location = TensorProto.EXTERNAL
+    for key, value in (("location", "weights.bin"), ("offset", "0"),
+                       ("length", str(4 * _prod(dims)))):
+        entry = t.external_data.add()
+        entry.key, entry.value = key, value
+    return t
+
+
+def features():
+    """Models of the import's features for its tests: name -> ModelProto."""
+    f, vi, mk = TensorProto.FLOAT, helper.make_tensor_value_info, helper.make_node
+    image = [vi("x", f, ["batch", 64, 56, 56])]
+    then = helper.make_graph([mk("Conv", ["x", "w"], ["t"], name="then_conv", pads=[1, 1, 1, 1])],
+                             "then", [], [vi("t", f, None)])
+    other = helper.make_graph([mk("Relu", ["x"], ["e"], name="else_relu")], "else", [],
+                              [vi("e", f, None)])
+    chain = [mk("Relu", ["x"], ["c0"], name="op0")]
+    for i in range(1, 10000):
+        op, ins = ("Add", ["c%d" % (i - 1), "bias"]) if i % 2 else ("Sigmoid", ["c%d" % (i - 1)])
+        chain.append(mk(op, ins, ["c%d" % i if i < 9999 else "y"], name="op%d" % i))
+    seq = [vi("x", f, [32, "batch", 128])]
+    q = [mk("QuantizeLinear", ["x", "s", "z"], ["xq"], name="quant"),
+         mk("QLinearConv", ["xq", "s", "z", "wq", "s", "z", "s", "z"], ["yq"], name="qconv"),
+         mk("ConvInteger", ["xq", "wq"], ["yi"], name="iconv"),
+         mk("DequantizeLinear", ["yq", "s", "z"], ["y"], name="dequant")]
+    q_inits = [helper.make_tensor("s", f, [], [0.1]), helper.make_tensor("z", TensorProto.UINT8, [], [0]),
+               zeros("wq", [64, 64, 3, 3], TensorProto.UINT8)]
+    return {
+        "if_const": feature_model(
+            [mk("Shape", ["x"], ["shape"], name="shape"),
+             mk("Gather", ["shape", "zero"], ["n"], name="first", axis=0),
+             mk("Equal", ["n", "one"], ["cond"], name="is_one"),
+             mk("If", ["cond"], ["y"], name="branch", then_branch=then, else_branch=other)],
+            image, [zeros("w", [64, 64, 3, 3]), helper.make_tensor("zero", TensorProto.INT64, [], [0]),
+                    helper.make_tensor("one", TensorProto.INT64, [], [1])]),
+        "chain10k": feature_model(chain, [vi("x", f, [1, 4096])], [zeros("bias", [4096])]),
+        "recurrent": feature_model(
+            [mk("LSTM", ["x", "wl", "rl"], ["l"], name="lstm", hidden_size=256,
+                direction="bidirectional"),
+             mk("GRU", ["x", "wg", "rg"], ["g"], name="gru", hidden_size=256),
+             mk("RNN", ["x", "wr", "rr"], ["y"], name="rnn", hidden_size=64)],
+            seq, [zeros("wl", [2, 1024, 128]), zeros("rl", [2, 1024, 256]),
+                  zeros("wg", [1, 768, 128]), zeros("rg", [1, 768, 256]),
+                  zeros("wr", [1, 64, 128]), zeros("rr", [1, 64, 64])], outputs=("l", "g", "y")),
+        "einsum": feature_model(
+            [mk("Einsum", ["q", "k"], ["s"], name="scores", equation="bhqd,bhkd->bhqk"),
+             mk("Einsum", ["s", "v"], ["y"], name="mix", equation="...qk,...kd->...qd")],
+            [vi("q", f, [1, 12, 128, 64]), vi("k", f, [1, 12, 128, 64]),
+             vi("v", f, [1, 12, 128, 64])]),
+        "quantized": feature_model(q, [vi("x", f, [1, 64, 28, 28])], q_inits,
+                                   outputs=("y", ("yi", TensorProto.INT32))),
+        "opset18": feature_model(
+            [mk("ReduceMean", ["x", "axes"], ["m"], name="mean", keepdims=1),
+             mk("Split", ["m"], ["a", "b"], name="halves", axis=1, num_outputs=2),
+             mk("Add", ["a", "b"], ["y"], name="sum")],
+            [vi("x", f, [1, 64, 32, 32])], [helper.make_tensor("axes", TensorProto.INT64, [1], [3])],
+            opset=18),
+        "huge_rows": feature_model(
+            [mk("GlobalAveragePool", ["x"], ["p"], name="gap"),
+             mk("Reshape", ["x", "flat"], ["r"], name="flat"),
+             mk("Softmax", ["r"], ["s"], name="softmax", axis=-1),
+             mk("LayerNormalization", ["s", "gamma", "beta"], ["y"], name="norm", axis=-1)],
+            [vi("x", f, [1, 64, 320, 320])],
+            [helper.make_tensor("flat", TensorProto.INT64, [2], [1, -1]),
+             zeros("gamma", [64 * 320 * 320]), zeros("beta", [64 * 320 * 320])],
+            outputs=("y", "p")),
+        "generic": feature_model(
+            [mk("GridSample", ["x", "grid"], ["g"], name="sample"),
+             mk("Det", ["m"], ["y"], name="det")],
+            [vi("x", f, [1, 8, 32, 32]), vi("grid", f, [1, 16, 16, 2]), vi("m", f, [4, 3, 3])],
+            outputs=("g", "y")),
     }
 
 
@@ -322,6 +485,8 @@ def main():
     parser.add_argument("--out", help="folder to write the .onnx files into")
     parser.add_argument("--bad", action="store_true",
                         help="write the malformed models of tests/bad_inputs/onnx instead")
+    parser.add_argument("--features", action="store_true",
+                        help="write the models of the import's features (its tests) instead")
     parser.add_argument("--macs", metavar="MODEL",
                         help="print `node MACs` for each Conv, Gemm and MatMul of MODEL instead")
     parser.add_argument("--batch", type=int, default=1, help="with --macs: the batch size")
@@ -338,6 +503,12 @@ def main():
         for name, data in bad_models().items():
             with open(os.path.join(args.out, name), "wb") as f:
                 f.write(data)
+        return
+    if args.features:
+        for name, model in features().items():
+            if not args.names or name in args.names:
+                with open(os.path.join(args.out, name + ".onnx"), "wb") as f:
+                    f.write(model.SerializeToString())
         return
     for name in args.names or MODELS:
         if name not in MODELS:

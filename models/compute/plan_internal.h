@@ -140,6 +140,9 @@ class PlanBuilder {
 public:
   static TilePlan gemm(const OpSpec& op, const CostModel& cost);
   static TilePlan window(const OpSpec& op, const CostModel& cost);
+  /// A window too large for any output tile: each output's window in chunks whose partial
+  /// results accumulate (one output column of a channel block per block).
+  static TilePlan window_chunks(const OpSpec& op, const CostModel& cost, TilePlan p);
   static TilePlan elementwise(const OpSpec& op, const CostModel& cost);
   static TilePlan rowwise(const OpSpec& op, const CostModel& cost);
   static TilePlan cycles(const OpSpec& op);

@@ -77,6 +77,8 @@ Tile TilePlan::tile(uint64_t index) const {
     return gemm_tile(block, chunk);
   case Kind::Window:
     return window_tile(block);
+  case Kind::WindowChunks:
+    return window_chunk_tile(block, chunk);
   case Kind::Elementwise:
     return elementwise_tile(block);
   case Kind::Rows:
@@ -109,6 +111,44 @@ Tile TilePlan::window_tile(uint64_t block) const {
   // One multiply-accumulate (or compare) per window element per output.
   t.cycles = vector_cycles(rt * wt * cc, m_model.vector_lanes, m_op.dtype) * rs;
   t.vector_ops = rt * wt * cc * rs;
+  return t;
+}
+
+// Chunk `chunk` (window rows, then columns) of one output column of a channel block: its
+// input rows and columns (inside the input), the weights of depthwise_conv2d, and the
+// result once the last chunk has accumulated.
+Tile TilePlan::window_chunk_tile(uint64_t block, uint64_t chunk) const {
+  const Window g = window_of(m_op);
+  const uint64_t es = m_es, cb = ceil_div(g.channels, m_cc), sb = ceil_div(g.s, m_sc);
+  const uint64_t c0 = block % cb * m_cc, ow = block / cb % g.wo, oh = block / cb / g.wo % g.ho;
+  const uint64_t image = block / cb / g.wo / g.ho;
+  const uint64_t r0 = chunk / sb * m_rc, s0 = chunk % sb * m_sc;
+  const uint64_t cc = std::min(m_cc, g.channels - c0), rc = std::min(m_rc, g.r - r0),
+                 sc = std::min(m_sc, g.s - s0);
+  auto clip = [](int64_t lo, uint64_t n, uint64_t extent, uint64_t* a, uint64_t* b) {
+    const int64_t e = static_cast<int64_t>(extent);
+    *a = static_cast<uint64_t>(std::clamp<int64_t>(lo, 0, e));
+    *b = static_cast<uint64_t>(std::clamp<int64_t>(lo + static_cast<int64_t>(n), 0, e));
+  };
+  uint64_t h0 = 0, h1 = 0, w0 = 0, w1 = 0;
+  clip(static_cast<int64_t>(oh * g.stride + r0) - static_cast<int64_t>(g.pad), rc, g.h, &h0, &h1);
+  clip(static_cast<int64_t>(ow * g.stride + s0) - static_cast<int64_t>(g.pad), sc, g.w, &w0, &w1);
+  Tile t;
+  t.engine = Engine::Vector;
+  uint64_t sram = 0;
+  for (uint64_t h = h0; w1 > w0 && h < h1; ++h) {
+    t.loads.push_back(make_transfer(0, (((image * g.h + h) * g.w + w0) * g.channels + c0) * es,
+                                    cc * es, w1 - w0, g.channels * es, sram));
+    sram += (w1 - w0) * cc * es;
+  }
+  if (m_op.kind() == OpKind::DepthwiseConv2d) // weights: c x r x s
+    t.loads.push_back(make_transfer(1, (c0 * g.r * g.s + r0 * g.s + s0) * es, rc * sc * es, cc,
+                                    g.r * g.s * es, m_a_buffer_bytes));
+  if (chunk + 1 == m_chunks)
+    t.stores.push_back(make_transfer(0, (((image * g.ho + oh) * g.wo + ow) * g.channels + c0) * es,
+                                     cc * es, 1, cc * es, 0));
+  t.cycles = vector_cycles(cc, m_model.vector_lanes, m_op.dtype) * rc * sc;
+  t.vector_ops = cc * rc * sc;
   return t;
 }
 

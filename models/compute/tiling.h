@@ -129,10 +129,11 @@ public:
 
 private:
   friend class PlanBuilder;
-  enum class Kind { Cycles, Gemm, Window, Elementwise, Rows, RowChunks };
+  enum class Kind { Cycles, Gemm, Window, WindowChunks, Elementwise, Rows, RowChunks };
 
   Tile gemm_tile(uint64_t block, uint64_t chunk) const;
   Tile window_tile(uint64_t block) const;
+  Tile window_chunk_tile(uint64_t block, uint64_t chunk) const;
   Tile elementwise_tile(uint64_t block) const;
   Tile rows_tile(uint64_t block) const;
   Tile row_chunk_tile(uint64_t block, uint64_t chunk) const;
@@ -146,6 +147,7 @@ private:
   uint64_t m_mt = 0, m_nt = 0, m_kt = 0; ///< gemm (conv2d: kt = channels x r x s)
   uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< window: output rows, cols, channels; rows
   uint64_t m_te = 0;                     ///< elementwise elements; row chunk elements
+  uint64_t m_rc = 0, m_sc = 0;           ///< window chunks: rows and columns of the window
   uint64_t m_blocks = 1;
   uint64_t m_chunks = 1;
   uint64_t m_block_begin = 0, m_block_end = 1;

@@ -91,7 +91,7 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
           best.offer(window_estimate(op, cost, g, c, weights_per_channel), c);
       }
   if (best.empty())
-    too_small(op, P);
+    return window_chunks(op, cost, p);
   const WindowChoice c = best.pick();
   p.m_rt = c.rt;
   p.m_wt = c.wt;
@@ -103,6 +103,38 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
   p.m_shape = "rows=" + std::to_string(c.rt) + " cols=" + std::to_string(c.wt) +
               " channels=" + std::to_string(c.cc);
   return p;
+}
+
+TilePlan PlanBuilder::window_chunks(const OpSpec& op, const CostModel& cost, TilePlan p) {
+  const Window g = window_of(op);
+  const uint64_t es = p.m_es, P = cost.target().partition_bytes, B = p.m_buffers;
+  const uint64_t per = op.kind() == OpKind::DepthwiseConv2d ? 2 : 1; // the patch, its weights
+  const uint64_t lanes = cost.target().model.vector_lanes;
+  // The widest channel block whose result and one window element per buffer fit; then
+  // as many window columns, and rows of them, as the buffers hold.
+  for (uint64_t cc = std::min<uint64_t>(g.channels, std::max<uint64_t>(lanes, 1)); cc >= 1;
+       cc /= 2) {
+    if (cc * es >= P)
+      continue;
+    const uint64_t room = (P - cc * es) / B / (per * cc * es); // window elements per chunk
+    if (room == 0)
+      continue;
+    const uint64_t sc = std::min(g.s, room), rc = std::min(g.r, room / sc);
+    p.m_kind = TilePlan::Kind::WindowChunks;
+    p.m_rt = p.m_wt = 1;
+    p.m_cc = cc;
+    p.m_rc = rc;
+    p.m_sc = sc;
+    p.m_blocks = g.images * g.ho * g.wo * ceil_div(g.channels, cc);
+    p.m_chunks = ceil_div(g.r, rc) * ceil_div(g.s, sc);
+    p.m_a_buffer_bytes = rc * sc * cc * es;
+    p.m_operand_bytes = per * p.m_a_buffer_bytes;
+    p.m_result_bytes = cc * es;
+    p.m_shape = "window chunks=" + std::to_string(rc) + "x" + std::to_string(sc) +
+                " channels=" + std::to_string(cc);
+    return p;
+  }
+  too_small(op, P);
 }
 
 TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
@@ -131,9 +163,10 @@ TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
     e.last_store_s = cost.exposed_seconds(tile_bytes, 1);
     best.offer(e, te);
   }
-  if (best.empty())
+  // Below the alignment when not even 64 elements per operand fit.
+  p.m_te = best.empty() ? std::min(E, P / (p.m_buffers * (inputs + 1) * es)) : best.pick();
+  if (p.m_te == 0)
     too_small(op, P);
-  p.m_te = best.pick();
   p.m_blocks = ceil_div(E, p.m_te);
   p.m_operand_bytes = inputs * p.m_te * es;
   p.m_result_bytes = p.m_te * es;

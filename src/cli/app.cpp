@@ -73,7 +73,9 @@ int run_program(const RunOptions& options, const HostProgram& program) {
         load_platform_config(find_config(options.config_path, options.package_dir), overrides);
     // From here on the limits hold: checking the program and building the platform count
     // against the wall-clock time too.
-    std::optional<RunGuard> guard(std::in_place, run_guard_limits(config.limits));
+    SimLimits limits = config.limits;
+    limits.wall_time_ps -= std::min(options.spent_ps, limits.wall_time_ps - 1);
+    std::optional<RunGuard> guard(std::in_place, run_guard_limits(limits));
     if (program.check)
       program.check(config);
     // The writer outlives the simulation whose blocks hold a pointer to it.

@@ -34,6 +34,7 @@ struct RunOptions {
   uint64_t trace_sample = 1;                  ///< --trace-sample: every K-th launch
   LimitOptions limits;                        ///< --max-sim-time, --max-memory (after --set)
   bool quiet = false;                         ///< --quiet: no progress line on the terminal
+  uint64_t spent_ps = 0; ///< wall-clock time already spent (an import), within limits.wall_time
 };
 
 /// A host program and what it needs from the hardware.

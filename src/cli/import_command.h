@@ -1,7 +1,9 @@
 #pragma once
 // `npusim import MODEL.onnx -o TESTBENCH.yaml`, and `npusim run --model MODEL.onnx`.
 
+#include "cli/limit_options.h"
 #include "import/onnx_import.h"
+#include "testbench/testbench.h"
 
 #include <CLI/CLI.hpp>
 
@@ -21,7 +23,7 @@ private:
   std::string m_model;
   std::string m_out;
   std::string m_fuse = "none";
-  std::string m_unsupported = "error";
+  std::string m_unsupported = "vector";
   onnx_import::ImportOptions m_options;
 };
 
@@ -30,7 +32,16 @@ private:
 onnx_import::ImportResult import_checked(const std::string& model,
                                          const onnx_import::ImportOptions& options);
 
-/// The testbench YAML of an ONNX model with the default import options (run --model).
-std::string import_model_yaml(const std::string& model_path);
+/// Registers import's --batch, --dim and --shape on `app` (run --model has them too).
+void add_model_binding_options(CLI::App& app, onnx_import::ImportOptions& options);
+
+/// The testbench of an ONNX model for `run --model`: imported with `options` (warnings on
+/// stderr) while `limits`' memory and wall-clock caps hold, then read as a testbench with
+/// `overrides`. Errors name the model, never a line of the YAML generated from it.
+/// `spent_ps` receives the wall-clock time it took.
+Testbench load_model_testbench(const std::string& model_path,
+                               const onnx_import::ImportOptions& options,
+                               const std::vector<std::string>& overrides,
+                               const LimitOptions& limits, uint64_t* spent_ps);
 
 } // namespace npu

@@ -65,6 +65,16 @@ std::vector<std::string> LimitOptions::overrides() const {
   return out;
 }
 
+RunGuardLimits LimitOptions::guard_limits() const {
+  SimLimits limits;
+  std::string err;
+  if (!max_memory.empty())
+    limits.memory_bytes = units::parse_bytes(max_memory, &err).value_or(limits.memory_bytes);
+  if (!max_wall_time.empty())
+    limits.wall_time_ps = units::parse_time_ps(max_wall_time, &err).value_or(limits.wall_time_ps);
+  return run_guard_limits(limits);
+}
+
 std::string memory_limit_message(uint64_t limit_bytes) {
   return "npusim: error: the simulator's memory use passed its limit of " +
          units::format_bytes(limit_bytes) +

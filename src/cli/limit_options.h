@@ -25,6 +25,9 @@ struct LimitOptions {
   /// The options as `--set` overrides, after checking their values (InputError naming the
   /// option when one is malformed).
   std::vector<std::string> overrides() const;
+  /// What a RunGuard watches before a config is read (an import): the options given, the
+  /// default limits for the others.
+  RunGuardLimits guard_limits() const;
 };
 
 /// The one line printed when the simulator's memory passes `limit_bytes`.

@@ -87,6 +87,7 @@ struct RunCommand {
   std::string model_path;
   std::vector<std::string> testbench_overrides;
   std::string format = "text";
+  npu::onnx_import::ImportOptions model_options; ///< --batch, --dim, --shape of --model
 };
 
 void add_run_command(CLI::App& app, RunCommand& cmd) {
@@ -98,8 +99,12 @@ void add_run_command(CLI::App& app, RunCommand& cmd) {
       ->required();
   CLI::Option* testbench_option =
       run->add_option("--testbench", cmd.testbench_path, "workload (YAML testbench)");
-  run->add_option("--model", cmd.model_path, "workload: an ONNX model, imported as `import` does")
-      ->excludes(testbench_option);
+  CLI::Option* model = run->add_option("--model", cmd.model_path,
+                                       "workload: an ONNX model, imported as `import` does")
+                           ->excludes(testbench_option);
+  npu::add_model_binding_options(*run, cmd.model_options);
+  for (const char* name : {"--batch", "--dim", "--shape"})
+    run->get_option(name)->needs(model);
   run->add_option("--set", options.overrides, "override a config key, e.g. dma.channels=4")
       ->type_name("KEY=VALUE")
       ->allow_extra_args(false);
@@ -212,10 +217,12 @@ int run_simulation(const RunCommand& cmd) {
   // Parse the testbench first: a bad file is reported before anything is built.
   npu::Testbench tb;
   const std::string& model_path = cmd.model_path;
+  uint64_t spent_ps = 0;
   if (const int code = npu::run_guarded([&] {
-        tb = model_path.empty() ? npu::load_testbench(cmd.testbench_path, cmd.testbench_overrides)
-                                : npu::load_testbench_text(npu::import_model_yaml(model_path),
-                                                           model_path, cmd.testbench_overrides);
+        tb = model_path.empty()
+                 ? npu::load_testbench(cmd.testbench_path, cmd.testbench_overrides)
+                 : npu::load_model_testbench(model_path, cmd.model_options, cmd.testbench_overrides,
+                                             cmd.options.limits, &spent_ps);
         return static_cast<int>(npu::kExitOk);
       });
       code != npu::kExitOk)
@@ -226,8 +233,10 @@ int run_simulation(const RunCommand& cmd) {
                            [&tb](const npu::PlatformConfig& c) { npu::check_testbench(tb, c); },
                            tb.document,
                            npu::count_launches(tb)};
+  npu::RunOptions options = cmd.options;
+  options.spent_ps = spent_ps;
   npu::sweep::run_hook_start(cmd.options.overrides, cmd.options.out_dir);
-  const int code = npu::run_program(cmd.options, program);
+  const int code = npu::run_program(options, program);
   npu::sweep::run_hook_end(cmd.options.out_dir, code);
   return code;
 }

@@ -47,6 +47,11 @@ public:
   Fd(const Fd&) = delete;
   Fd& operator=(const Fd&) = delete;
   int get() const { return m_fd; }
+  int release() {
+    const int fd = m_fd;
+    m_fd = -1;
+    return fd;
+  }
 
 private:
   int m_fd;
@@ -98,10 +103,9 @@ SourceLoc position_in(const std::string& text, size_t offset, const std::string&
 InputFileError::InputFileError(const std::string& path, const std::string& reason)
     : InputError(SourceLoc{path, 0, 0}, "", "file " + reason), m_path(path), m_reason(reason) {}
 
-std::string read_input_file(const std::string& path, const std::string& expected) {
-  const uint64_t cap = max_input_bytes();
+int open_input_file(const std::string& path, const std::string& expected, uint64_t* size) {
   // O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below anyway.
-  const Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) {
     const int error = errno;
     if (error == ENOENT)
@@ -113,14 +117,22 @@ std::string read_input_file(const std::string& path, const std::string& expected
     throw InputFileError(path, std::string("cannot be read (") + std::strerror(errno) + ")");
   if (!S_ISREG(st.st_mode))
     throw InputFileError(path, not_regular(st.st_mode, expected));
+  *size = static_cast<uint64_t>(st.st_size);
+  return fd.release();
+}
+
+std::string read_input_file(const std::string& path, const std::string& expected) {
+  const uint64_t cap = max_input_bytes();
+  uint64_t size = 0;
+  const Fd fd(open_input_file(path, expected, &size));
   const std::string too_large = "is larger than " + format_cap(cap) +
                                 ", the limit on input files; set " + kSizeVariable + " to raise it";
-  if (static_cast<uint64_t>(st.st_size) > cap)
+  if (size > cap)
     throw InputFileError(path, too_large);
   std::string text;
   // The size can change while we read (or be 0 for /proc files): read until the end,
   // but never past the cap plus one byte.
-  text.reserve(static_cast<size_t>(st.st_size));
+  text.reserve(static_cast<size_t>(size));
   char buf[1 << 16];
   while (true) {
     const uint64_t room = cap + 1 - text.size();

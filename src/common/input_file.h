@@ -46,4 +46,9 @@ private:
 /// be, for messages: "a YAML file", "a load/store trace". Throws InputFileError.
 std::string read_input_file(const std::string& path, const std::string& expected);
 
+/// Opens the regular file `path` for reading, with read_input_file()'s checks but no size
+/// cap; sets `size` to its size in bytes. The caller closes the descriptor. Throws
+/// InputFileError.
+int open_input_file(const std::string& path, const std::string& expected, uint64_t* size);
+
 } // namespace npu

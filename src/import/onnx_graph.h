@@ -1,8 +1,11 @@
 #pragma once
-// An ONNX model read, its dimensions bound and its shapes inferred: which tensors carry
-// data (as opposed to shape arithmetic that folds away), their shapes, and the nodes in
+// An ONNX model read, checked, its dimensions bound and its shapes resolved: ONNX shape
+// inference and constant folding of the shape arithmetic run in turn until nothing new is
+// learnt, If nodes whose condition folds are replaced by their branch. What is left says
+// which tensors carry data (as opposed to constants), their shapes, and the nodes in
 // topological order.
 
+#include "import/onnx_fold.h"
 #include "import/onnx_import.h"
 
 #include <onnx/onnx_pb.h>
@@ -15,13 +18,13 @@
 
 namespace npu::onnx_import {
 
-using Shape = std::vector<int64_t>;
-
 class OnnxGraph {
 public:
-  /// Parses `bytes` (the file `path`), binds `options.batch`, `dims` and `shapes`, checks
-  /// the graph (no cycle, every input produced) and runs ONNX shape inference. Throws
-  /// InputError naming `path`.
+  /// Parses `bytes` (the file `path`, large tensor payloads left out), checks the graph
+  /// (single assignment, inputs declared once, no cycle, every input produced, attributes
+  /// within their specification, external data inside the model's folder), binds
+  /// `options.batch`, `dims` and `shapes` (unbound dimensions: 1, with a warning) and
+  /// resolves the shapes. Throws InputError naming `path` and the node.
   OnnxGraph(const std::string& path, const std::string& bytes, const ImportOptions& options);
 
   const std::string& path() const { return m_path; }
@@ -30,16 +33,22 @@ public:
   const std::vector<int>& order() const { return m_order; }
   /// The default domain's opset version.
   int64_t opset() const { return m_opset; }
+  /// Nodes of the model's main graph as the file has them.
+  size_t nodes_in_file() const { return m_nodes_in_file; }
+  /// Sentences to print as warnings (dimensions taken as 1).
+  const std::vector<std::string>& warnings() const { return m_warnings; }
 
   /// True when the tensor depends on the model's inputs (not only on constants and shapes).
   bool is_data(const std::string& tensor) const { return m_data.count(tensor) > 0; }
   bool is_initializer(const std::string& tensor) const { return m_init.count(tensor) > 0; }
-  /// A tensor's shape; throws when shape inference left it unknown.
+  /// A tensor's shape; throws, saying why, when it is unknown.
   const Shape& shape(const std::string& tensor) const;
   bool has_shape(const std::string& tensor) const { return m_shapes.count(tensor) > 0; }
+  /// A folded constant's value, or null.
+  const Value* value(const std::string& tensor) const;
   /// Nodes that read the tensor.
   size_t consumers(const std::string& tensor) const;
-  /// "node 'conv1' (Conv, node 3 of 120)".
+  /// "node 'conv1' (Conv, node 3 of 120)", numbered as in the file.
   std::string describe(int node) const;
   /// An InputError at the model file.
   [[noreturn]] void fail(const std::string& message) const;
@@ -48,21 +57,33 @@ private:
   void parse(const std::string& bytes);
   void bind_inputs(const ImportOptions& options);
   void sort_nodes();
+  void resolve();
   void infer_shapes();
-  /// Gives the outputs of ops without a schema their first input's type; true if any.
-  bool shape_unknown_ops();
+  bool fold();
+  bool legalize(onnx::NodeProto& node);
+  bool inline_branches();
+  bool fallback_shapes();
   void collect_shapes();
   void mark_data();
+  std::string unknown_reason(const std::string& tensor) const;
 
   std::string m_path;
-  bool m_copy_unknown = false;
   onnx::ModelProto m_model;
   int64_t m_opset = 0;
   std::vector<int> m_order;
   std::set<std::string> m_data;
   std::set<std::string> m_init;
   std::map<std::string, Shape> m_shapes;
+  std::map<std::string, Value> m_values;
   std::map<std::string, size_t> m_consumers;
+  std::map<std::string, int> m_producer;
+  std::vector<std::string> m_warnings;
+  std::vector<std::string> m_defaulted; ///< dimensions taken as 1
+  size_t m_nodes_in_file = 0;
 };
+
+/// `text` with control characters, backslashes and bytes that are not UTF-8 written as
+/// visible escapes (\n, \x1b, ...): how names from a model appear in messages and files.
+std::string escaped(const std::string& text);
 
 } // namespace npu::onnx_import

@@ -1,8 +1,8 @@
 #include "import/onnx_import.h"
 
 #include "common/error.h"
-#include "common/input_file.h"
 #include "import/import_plan.h"
+#include "import/model_file.h"
 #include "import/onnx_graph.h"
 #include "import/onnx_layers.h"
 
@@ -18,6 +18,11 @@ namespace {
 // A kernel with at least this many MACs or vector operations spans every unit (its
 // `units` left at `all`), as scripts/gen_workloads.py splits large layers.
 constexpr uint64_t kSplitOps = uint64_t{1} << 18;
+// What the testbench loader accepts in one launch: ops of a fused kernel, buffer arguments
+// (a launch's argument block), and bytes of one buffer.
+constexpr size_t kMaxFusedOps = 4096;
+constexpr size_t kMaxLaunchArgs = 63;
+constexpr uint64_t kMaxBufferBytes = uint64_t{64} << 30;
 
 uint64_t dtype_bytes(const std::string& dtype) {
   return dtype == "int8" ? 1 : dtype == "fp32" ? 4 : 2;
@@ -36,17 +41,27 @@ public:
 
 private:
   /// `base` made a name, unique among `taken` (kernels, buffers and events apart).
-  static std::string unique(const std::string& base, std::set<std::string>& taken);
+  /// Kernels keep the model's names (escaped; the testbench quotes them), buffers and
+  /// events are made plain names.
+  static std::string unique(const std::string& base, std::set<std::string>& taken,
+                            bool sanitize = true);
   uint64_t bytes_of(const std::string& tensor) const {
-    return elements_of(m_g, tensor) * dtype_bytes(m_o.dtype);
+    const uint64_t bytes = elements_of(m_g, tensor) * dtype_bytes(m_o.dtype);
+    if (bytes > kMaxBufferBytes)
+      m_g.fail("tensor '" + escaped(tensor) + "' takes " + std::to_string(bytes >> 30) +
+               " GiB in " + m_o.dtype + ", above the 64 GiB a testbench buffer may hold");
+    return bytes;
   }
   std::string buffer_for(const std::string& tensor);
   std::string weights_for(const std::string& kernel, uint64_t elements);
   std::string stream_for(const onnx::NodeProto& n);
   void depend(const std::string& tensor, const std::string& stream);
   void visit(int node);
-  void launch(int node, const LayerOp& op);
+  std::string kernel_name(int node) const;
+  PlanKernel add_kernel(const std::string& base, const LayerOp& op);
+  void launch(int node, const std::vector<LayerOp>& parts);
   bool fuse(const onnx::NodeProto& n, const std::string& part, const std::string& weights);
+  void generic(int node);
   void copy(int node);
   void memcpy(const std::string& dst, uint64_t dst_offset, const std::string& src,
               uint64_t src_offset, uint64_t bytes, const std::string& stream);
@@ -58,21 +73,24 @@ private:
   Plan m_plan;
   ImportResult m_result;
   std::set<std::string> m_kernel_names, m_buffer_names, m_event_names;
-  std::map<std::string, std::string> m_buffer; ///< tensor -> buffer holding it
-  std::map<std::string, std::string> m_stream; ///< tensor -> stream that writes it
-  std::map<std::string, size_t> m_launch;      ///< tensor -> step of the launch writing it
-  std::map<std::string, size_t> m_written;     ///< tensor -> step that writes it
-  std::set<std::string> m_continued;           ///< tensors whose stream a consumer took
-  std::set<std::string> m_conv_out;            ///< outputs of Conv launches
-  std::map<std::string, std::string> m_event;  ///< tensor -> event recorded after it
-  std::set<std::string> m_fused;               ///< fused kernels
+  std::map<std::string, std::string> m_buffer;  ///< tensor -> buffer holding it
+  std::map<std::string, std::string> m_stream;  ///< tensor -> stream that writes it
+  std::map<std::string, size_t> m_launch;       ///< tensor -> step of the launch writing it
+  std::map<std::string, size_t> m_written;      ///< tensor -> step that writes it
+  std::set<std::string> m_continued;            ///< tensors whose stream a consumer took
+  std::set<std::string> m_conv_out;             ///< outputs of Conv launches
+  std::map<std::string, std::string> m_event;   ///< tensor -> event recorded after it
+  std::map<std::string, size_t> m_fused;        ///< fused kernels -> their ops
+  std::map<std::string, size_t> m_generic;      ///< op types run as generic vector passes
+  std::map<std::string, size_t> m_kernel_index; ///< kernel -> its place in m_plan.kernels
   size_t m_next_stream = 0;
 };
 
-std::string Importer::unique(const std::string& base, std::set<std::string>& taken) {
-  std::string name = sanitize_name(base);
+std::string Importer::unique(const std::string& base, std::set<std::string>& taken, bool sanitize) {
+  const std::string stem = sanitize ? sanitize_name(base) : base;
+  std::string name = stem;
   for (int i = 2; taken.count(name); ++i)
-    name = sanitize_name(base) + "_" + std::to_string(i);
+    name = stem + "_" + std::to_string(i);
   taken.insert(name);
   return name;
 }
@@ -148,7 +166,7 @@ void Importer::visit(int node) {
       n.op_type() == "BatchNormalization" && m_conv_out.count(in) && m_g.consumers(in) == 1;
   if (n.output(0).empty())
     m_g.fail(m_g.describe(node) + ": its first output has no name");
-  if (role == NodeRole::View || fold_bn) {
+  if ((role == NodeRole::View || fold_bn) && !in.empty()) {
     // The output is the input's bytes seen differently (a BatchNorm folds into its conv).
     const std::string& out = n.output(0);
     m_buffer[out] = buffer_for(in);
@@ -161,23 +179,44 @@ void Importer::visit(int node) {
       m_conv_out.insert(out);
     return;
   }
+  if (role == NodeRole::Control)
+    m_g.fail(m_g.describe(node) + ": its " +
+             (n.op_type() == "If" ? std::string("condition") : std::string("trip count")) +
+             " depends on the model's input data, so npusim cannot tell which work it does "
+             "(it follows an If or a Loop only when that folds to a constant)");
   if (role == NodeRole::Compute)
     return launch(node, map_compute(m_g, node));
-  if (role == NodeRole::Unsupported) {
-    if (m_o.unsupported == Unsupported::Error)
-      m_g.fail(m_g.describe(node) + ": op " + n.op_type() +
-               " is not supported; --unsupported=memcpy maps it to a copy");
-    m_result.warnings.push_back(m_g.describe(node));
-  }
+  if (role == NodeRole::Generic)
+    return generic(node);
   copy(node);
 }
 
-void Importer::launch(int node, const LayerOp& op) {
+// An op npusim has no mapping for: a vector pass over its elements (a warning lists such
+// ops), a copy with --unsupported=memcpy, an error with --unsupported=error.
+void Importer::generic(int node) {
   const auto& n = m_g.graph().node(node);
-  const std::string base =
-      n.name().empty() ? n.op_type() + "_" + std::to_string(node + 1) : n.name();
+  if (m_o.unsupported == Unsupported::Error)
+    m_g.fail(m_g.describe(node) + ": op " + escaped(n.op_type()) +
+             " has no mapping; without --unsupported=error it runs as a vector pass over its "
+             "elements");
+  ++m_generic[escaped(n.op_type())];
+  for (const auto& out : n.output())
+    if (!out.empty() && m_g.is_data(out))
+      m_g.shape(out); // its shape must be known either way
+  if (m_o.unsupported == Unsupported::Memcpy)
+    return copy(node);
+  launch(node, {map_generic(m_g, node)});
+}
+
+std::string Importer::kernel_name(int node) const {
+  const auto& n = m_g.graph().node(node);
+  return n.name().empty() ? escaped(n.op_type()) + "_" + std::to_string(node + 1)
+                          : escaped(n.name());
+}
+
+PlanKernel Importer::add_kernel(const std::string& base, const LayerOp& op) {
   PlanKernel k;
-  k.name = unique(base, m_kernel_names);
+  k.name = unique(base, m_kernel_names, false);
   k.fields = op.fields;
   k.fields.emplace_back("dtype", m_o.dtype);
   if (std::max(op.macs, op.vector_ops) < kSplitOps)
@@ -185,17 +224,43 @@ void Importer::launch(int node, const LayerOp& op) {
   k.macs = op.macs;
   k.vector_ops = op.vector_ops;
   k.binary_bytes = op.binary_bytes;
+  m_kernel_index[k.name] = m_plan.kernels.size();
   m_plan.kernels.push_back(k);
   m_result.macs += op.macs;
-  const std::string weights = op.weight_elements ? weights_for(k.name, op.weight_elements) : "";
-  if (m_o.fuse == Fuse::Elementwise && op.elementwise && fuse(n, k.name, weights))
+  return k;
+}
+
+// One launch of the node's kernel: its only op, or a fused kernel of its parts.
+void Importer::launch(int node, const std::vector<LayerOp>& parts) {
+  const auto& n = m_g.graph().node(node);
+  const std::string base = kernel_name(node);
+  std::vector<std::string> weights;
+  std::string kernel;
+  if (parts.size() == 1) {
+    kernel = add_kernel(base, parts[0]).name;
+  } else {
+    PlanKernel group;
+    for (size_t i = 0; i < parts.size(); ++i)
+      group.fuse.push_back(add_kernel(base + "/" + std::to_string(i + 1), parts[i]).name);
+    group.name = unique(base, m_kernel_names, false);
+    m_fused[group.name] = parts.size();
+    m_kernel_index[group.name] = m_plan.kernels.size();
+    m_plan.kernels.push_back(group);
+    kernel = group.name;
+  }
+  for (const auto& p : parts)
+    if (p.weight_elements)
+      weights.push_back(weights_for(kernel, p.weight_elements));
+  if (m_o.fuse == Fuse::Elementwise && parts.size() == 1 && parts[0].elementwise &&
+      fuse(n, kernel, weights.empty() ? "" : weights[0]))
     return;
-  PlanStep step{PlanStep::Kind::Launch, k.name, {}, {}, {}, 0, 0, 0, stream_for(n), {}};
+  PlanStep step{PlanStep::Kind::Launch, kernel, {}, {}, {}, 0, 0, 0, stream_for(n), {}};
   for (const auto& t : data_inputs(n))
     step.args.push_back(buffer_for(t));
-  if (!weights.empty())
-    step.args.push_back(weights);
+  step.args.insert(step.args.end(), weights.begin(), weights.end());
   step.args.push_back(buffer_for(n.output(0)));
+  if (step.args.size() > kMaxLaunchArgs) // many inputs (a Concat-like op): the first ones
+    step.args.erase(step.args.begin() + static_cast<long>(kMaxLaunchArgs - 1), step.args.end() - 1);
   m_stream[n.output(0)] = step.stream;
   m_launch[n.output(0)] = m_written[n.output(0)] = m_plan.steps.size();
   if (n.op_type() == "Conv")
@@ -205,7 +270,8 @@ void Importer::launch(int node, const LayerOp& op) {
 }
 
 // An elementwise node joins the launch that wrote its first input when nothing else reads
-// that input: the launch runs a fused kernel and writes this node's output instead.
+// that input: the launch runs a fused kernel and writes this node's output instead. A
+// fused kernel stays within what a launch holds (ops, arguments).
 bool Importer::fuse(const onnx::NodeProto& n, const std::string& part, const std::string& weights) {
   const auto in = data_inputs(n);
   if (in.empty() || !m_launch.count(in[0]) || m_g.consumers(in[0]) != 1)
@@ -216,21 +282,22 @@ bool Importer::fuse(const onnx::NodeProto& n, const std::string& part, const std
   for (size_t i = 1; i < in.size(); ++i)
     if (!m_written.count(in[i]) || m_written[in[i]] >= at || m_stream[in[i]] != step.stream)
       return false;
+  const size_t ops = m_fused.count(step.kernel) ? m_fused[step.kernel] : 1;
+  if (ops + 1 > kMaxFusedOps ||
+      step.args.size() + in.size() - 1 + !weights.empty() > kMaxLaunchArgs)
+    return false;
   if (!m_fused.count(step.kernel)) {
     PlanKernel group;
-    group.name = unique(step.kernel + "_fused", m_kernel_names);
+    group.name = unique(step.kernel + "_fused", m_kernel_names, false);
     group.fuse = {step.kernel};
-    m_fused.insert(group.name);
+    m_fused[group.name] = 1;
+    m_kernel_index[group.name] = m_plan.kernels.size();
     m_plan.kernels.push_back(group);
     step.kernel = group.name;
   }
-  // Move the fused kernel after its new part: parts must be declared first.
-  const auto it = std::find_if(m_plan.kernels.begin(), m_plan.kernels.end(),
-                               [&](const PlanKernel& k) { return k.name == step.kernel; });
-  PlanKernel group = *it;
-  m_plan.kernels.erase(it);
-  group.fuse.push_back(part);
-  m_plan.kernels.push_back(group);
+  // The testbench lists fused kernels after the others (parts are declared first).
+  m_plan.kernels[m_kernel_index[step.kernel]].fuse.push_back(part);
+  ++m_fused[step.kernel];
   step.args.pop_back();
   for (size_t i = 1; i < in.size(); ++i)
     step.args.push_back(buffer_for(in[i]));
@@ -250,7 +317,7 @@ void Importer::copy(int node) {
   const std::string stream = stream_for(n);
   std::string src;
   uint64_t src_bytes = 0;
-  if (!n.input().empty() && m_g.is_initializer(n.input(0))) { // Gather from a table
+  if (!n.input().empty() && !n.input(0).empty() && !m_g.is_data(n.input(0))) { // a table
     src_bytes = bytes_of(n.input(0));
     src = weights_for(sanitize_name(n.input(0)), elements_of(m_g, n.input(0)));
   } else if (const auto in = data_inputs(n); !in.empty()) {
@@ -316,11 +383,24 @@ ImportResult Importer::run() {
   for (const int node : m_g.order())
     visit(node);
   inputs_and_outputs(true);
+  m_result.warnings = m_g.warnings();
+  if (!m_generic.empty()) {
+    std::string list;
+    size_t total = 0;
+    for (const auto& [op, count] : m_generic) {
+      list += (list.empty() ? "" : ", ") + op + (count > 1 ? " x" + std::to_string(count) : "");
+      total += count;
+    }
+    m_result.warnings.push_back(
+        std::to_string(total) + " node(s) of ops npusim has no mapping for run as " +
+        (m_o.unsupported == Unsupported::Memcpy ? "copies" : "vector passes over their elements") +
+        ": " + list);
+  }
   PlanStep sync{PlanStep::Kind::Sync, {}, {}, {}, {}, 0, 0, 0, {}, {}};
   sync.stream = m_plan.streams.size() > 1 ? "device" : m_plan.streams[0];
   m_plan.steps.push_back(sync);
-  m_result.nodes = static_cast<size_t>(m_g.graph().node_size());
-  const std::string file = std::filesystem::path(m_g.path()).filename().string();
+  m_result.nodes = m_g.nodes_in_file();
+  const std::string file = escaped(std::filesystem::path(m_g.path()).filename().string());
   m_plan.comment = {"Imported from " + file + " by npusim import (ONNX opset " +
                         std::to_string(m_g.opset()) + "), " + m_o.dtype + ", fuse " +
                         (m_o.fuse == Fuse::None ? "none" : "elementwise") + ", " +
@@ -334,8 +414,10 @@ ImportResult Importer::run() {
 
 } // namespace
 
-ImportResult import_onnx_bytes(const std::string& bytes, const std::string& origin,
-                               const ImportOptions& options) {
+namespace {
+
+ImportResult import_stripped(const std::string& bytes, const std::string& origin,
+                             const ImportOptions& options) {
   ImportOptions o = options;
   if (o.name.empty())
     o.name = std::filesystem::path(origin).stem().string();
@@ -347,8 +429,15 @@ ImportResult import_onnx_bytes(const std::string& bytes, const std::string& orig
   return Importer(graph, o).run();
 }
 
+} // namespace
+
+ImportResult import_onnx_bytes(const std::string& bytes, const std::string& origin,
+                               const ImportOptions& options) {
+  return import_stripped(strip_model_bytes(bytes, origin), origin, options);
+}
+
 ImportResult import_onnx(const std::string& model_path, const ImportOptions& options) {
-  return import_onnx_bytes(read_input_file(model_path, "an ONNX model"), model_path, options);
+  return import_stripped(read_model_file(model_path), model_path, options);
 }
 
 } // namespace npu::onnx_import

@@ -9,7 +9,9 @@
 namespace npu::onnx_import {
 
 enum class Fuse { None, Elementwise };
-enum class Unsupported { Error, Memcpy };
+/// What an op without a mapping becomes: a vector pass over its elements (the default, with
+/// a warning listing such ops), a copy, or an error.
+enum class Unsupported { Vector, Memcpy, Error };
 
 struct ImportOptions {
   uint64_t batch = 0; ///< binds the first dimension of every input; 0: as the model says
@@ -19,16 +21,16 @@ struct ImportOptions {
   std::string name;                ///< the testbench's name; empty: the model file's stem
   std::vector<std::string> dims;   ///< NAME=VALUE: a symbolic dimension's value
   std::vector<std::string> shapes; ///< INPUT=1x3x224x224: an input's whole shape
-  Unsupported unsupported = Unsupported::Error;
+  Unsupported unsupported = Unsupported::Vector;
 };
 
 struct ImportResult {
   std::string yaml;
   uint64_t macs = 0;
-  size_t nodes = 0;   ///< nodes of the graph
-  size_t kernels = 0; ///< kernels launched
-  size_t copies = 0;  ///< device-to-device memcpys (data movement)
-  std::vector<std::string> warnings;
+  size_t nodes = 0;                  ///< nodes of the graph
+  size_t kernels = 0;                ///< kernels launched
+  size_t copies = 0;                 ///< device-to-device memcpys (data movement)
+  std::vector<std::string> warnings; ///< sentences (unbound dimensions, ops without mapping)
 };
 
 /// Reads `model_path` and writes the testbench. Throws InputError (exit 2) for a file that

@@ -1,6 +1,7 @@
 #pragma once
-// How one ONNX node maps onto the testbench's ops: a compute kernel (Conv -> conv2d,
-// Gemm -> fully_connected, ...), a view of its input (Reshape), or a DMA copy (Concat).
+// How one ONNX node maps onto the testbench's ops: compute kernels (Conv -> conv2d,
+// Gemm -> fully_connected, LSTM -> its matmuls and gates, ...), a view of its input
+// (Reshape), or a DMA copy (Concat).
 
 #include "import/onnx_graph.h"
 
@@ -12,7 +13,7 @@
 
 namespace npu::onnx_import {
 
-/// A compute node as a testbench op.
+/// A compute node's op (one part of it) as a testbench op.
 struct LayerOp {
   std::vector<std::pair<std::string, std::string>> fields; ///< op keys, without dtype
   uint64_t macs = 0;
@@ -22,14 +23,25 @@ struct LayerOp {
   bool elementwise = false; ///< may join its producer's kernel (--fuse elementwise)
 };
 
-enum class NodeRole { Compute, View, Copy, Unsupported };
+/// Control: If, Loop and Scan left in the graph (their condition or trip count did not
+/// fold). Generic: an op npusim has no mapping for, run as a vector pass over its elements.
+enum class NodeRole { Compute, View, Copy, Control, Generic };
 
 /// What the node becomes (for a node that reads data).
 NodeRole node_role(const std::string& op_type);
 
-/// The op of a compute node; throws InputError (at the model) when its attributes or
-/// shapes are outside what the testbench's ops express.
-LayerOp map_compute(const OnnxGraph& g, int node);
+/// The ops of a compute node, one or more (an LSTM: input and recurrent matmuls, gates).
+/// Throws InputError (at the model, naming the node) when its attributes or shapes are
+/// inconsistent, or outside what the testbench's ops express.
+std::vector<LayerOp> map_compute(const OnnxGraph& g, int node);
+
+/// A node npusim has no mapping for, whose output shapes are known: one elementwise pass
+/// over the larger of its first input and its outputs.
+LayerOp map_generic(const OnnxGraph& g, int node);
+
+/// The result shape of an Einsum over operands of `shapes` (ONNX 1.12 infers only its rank);
+/// nullopt when the equation does not fit them.
+std::optional<Shape> einsum_shape(const onnx::NodeProto& node, const std::vector<Shape>& shapes);
 
 /// Elements of a shape (checked: no overflow, none zero, at most 2^40).
 uint64_t elements_of(const OnnxGraph& g, const std::string& tensor);

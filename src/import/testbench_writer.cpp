@@ -21,13 +21,33 @@ std::string list(const std::vector<std::string>& items) {
   return s + "]";
 }
 
+// A double-quoted YAML scalar: any name reads back as itself.
+std::string quoted(const std::string& text) {
+  static const char* kHex = "0123456789abcdef";
+  std::string s = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\')
+      s += std::string("\\") + ch;
+    else if (c < 0x20 || c == 0x7f)
+      s += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    else
+      s += ch;
+  }
+  return s + "\"";
+}
+
 std::string kernel_line(const PlanKernel& k) {
   auto fields = k.fields;
-  if (!k.fuse.empty())
-    fields = {{"fuse", list(k.fuse)}};
-  else
+  if (!k.fuse.empty()) {
+    std::vector<std::string> parts;
+    for (const auto& p : k.fuse)
+      parts.push_back(quoted(p));
+    fields = {{"fuse", list(parts)}};
+  } else {
     fields.emplace_back("binary", std::to_string(k.binary_bytes));
-  return "  " + k.name + ": " + flow_map(fields) + "\n";
+  }
+  return "  " + quoted(k.name) + ": " + flow_map(fields) + "\n";
 }
 
 std::string step_line(const PlanStep& s) {
@@ -35,7 +55,7 @@ std::string step_line(const PlanStep& s) {
   switch (s.kind) {
   case Kind::Launch:
     return "  - launch: " +
-           flow_map({{"kernel", s.kernel},
+           flow_map({{"kernel", quoted(s.kernel)},
                      {"stream", s.stream},
                      {"async", "true"},
                      {"args", list(s.args)}}) +
@@ -78,8 +98,11 @@ std::string write_testbench(const Plan& plan) {
   for (const auto& line : plan.comment)
     out << "# " << line << "\n";
   out << "name: " << plan.name << "\nkernels:\n";
-  for (const auto& k : plan.kernels)
-    out << kernel_line(k);
+  // Fused kernels after the others: their parts are declared first.
+  for (const bool fused : {false, true})
+    for (const auto& k : plan.kernels)
+      if (k.fuse.empty() != fused)
+        out << kernel_line(k);
   out << "buffers:\n";
   for (const auto& b : plan.buffers)
     out << "  " << b.name << ": {size: " << b.size_bytes

@@ -1,6 +1,7 @@
 #include "import/onnx_fold.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -143,7 +144,10 @@ Value scalar_like(double v, int32_t type) {
 std::vector<int64_t> ints_of(const Value& v) {
   std::vector<int64_t> out;
   for (const double d : v.data)
-    out.push_back(static_cast<int64_t>(std::isfinite(d) ? std::clamp(d, -9.2e18, 9.2e18) : 0));
+    out.push_back(!std::isfinite(d) ? 0
+                  : d >= 9.2e18     ? INT64_MAX
+                  : d <= -9.2e18    ? INT64_MIN
+                                    : static_cast<int64_t>(d));
   return out;
 }
 
@@ -240,8 +244,10 @@ TensorProto tensor_of(const Value& value, const std::string& name) {
     case TensorProto::DOUBLE:
       t.add_double_data(d);
       break;
-    case TensorProto::INT64:
-      t.add_int64_data(static_cast<int64_t>(d));
+    case TensorProto::INT64: // INT64_MAX (an open end of a Slice) is not a double
+      t.add_int64_data(d >= 9.2e18    ? INT64_MAX
+                       : d <= -9.2e18 ? INT64_MIN
+                                      : static_cast<int64_t>(d));
       break;
     case TensorProto::UINT32:
     case TensorProto::UINT64:

@@ -353,6 +353,12 @@ void OnnxGraph::resolve() {
 }
 
 void OnnxGraph::infer_shapes() {
+  // Every round infers afresh from the inputs and the folded constants, with the shapes
+  // npusim's own rules found.
+  auto* g = m_model.mutable_graph();
+  g->clear_value_info();
+  for (const auto& v : m_fallback)
+    *g->add_value_info() = v;
   try {
     onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
                                        onnx::ShapeInferenceOptions(false, 0, false));
@@ -544,7 +550,7 @@ bool OnnxGraph::fallback_shapes() {
     added.back().set_name(n.output(0));
   }
   for (auto& v : added)
-    *m_model.mutable_graph()->add_value_info() = std::move(v);
+    m_fallback.push_back(std::move(v));
   return !added.empty();
 }
 

@@ -80,6 +80,7 @@ private:
   std::vector<std::string> m_warnings;
   std::vector<std::string> m_defaulted; ///< dimensions taken as 1
   size_t m_nodes_in_file = 0;
+  std::vector<onnx::ValueInfoProto> m_fallback; ///< shapes npusim's own rules found
 };
 
 /// `text` with control characters, backslashes and bytes that are not UTF-8 written as

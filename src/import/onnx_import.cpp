@@ -170,7 +170,8 @@ void Importer::visit(int node) {
     // The output is the input's bytes seen differently (a BatchNorm folds into its conv).
     const std::string& out = n.output(0);
     m_buffer[out] = buffer_for(in);
-    m_stream[out] = m_stream[in];
+    if (m_stream.count(in))
+      m_stream[out] = m_stream[in];
     if (m_launch.count(in))
       m_launch[out] = m_launch[in];
     if (m_written.count(in))
@@ -197,8 +198,8 @@ void Importer::generic(int node) {
   const auto& n = m_g.graph().node(node);
   if (m_o.unsupported == Unsupported::Error)
     m_g.fail(m_g.describe(node) + ": op " + escaped(n.op_type()) +
-             " has no mapping; without --unsupported=error it runs as a vector pass over its "
-             "elements");
+             " has no mapping to a testbench op (--unsupported=error); by default it runs as a "
+             "vector pass over its elements");
   ++m_generic[escaped(n.op_type())];
   for (const auto& out : n.output())
     if (!out.empty() && m_g.is_data(out))
@@ -261,8 +262,15 @@ void Importer::launch(int node, const std::vector<LayerOp>& parts) {
   step.args.push_back(buffer_for(n.output(0)));
   if (step.args.size() > kMaxLaunchArgs) // many inputs (a Concat-like op): the first ones
     step.args.erase(step.args.begin() + static_cast<long>(kMaxLaunchArgs - 1), step.args.end() - 1);
-  m_stream[n.output(0)] = step.stream;
-  m_launch[n.output(0)] = m_written[n.output(0)] = m_plan.steps.size();
+  // Every output the kernel writes (an LSTM's last states, TopK's indices) is ready when it
+  // ends; the first is the one its launch stores.
+  for (const auto& out : n.output())
+    if (!out.empty() && m_g.is_data(out)) {
+      buffer_for(out);
+      m_stream[out] = step.stream;
+      m_written[out] = m_plan.steps.size();
+    }
+  m_launch[n.output(0)] = m_plan.steps.size(); // what --fuse elementwise may join
   if (n.op_type() == "Conv")
     m_conv_out.insert(n.output(0));
   m_plan.steps.push_back(step);

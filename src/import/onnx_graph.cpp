@@ -361,7 +361,7 @@ void OnnxGraph::infer_shapes() {
     *g->add_value_info() = v;
   try {
     onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, false));
+                                       onnx::ShapeInferenceOptions(false, 0, true));
   } catch (const std::exception& e) {
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));

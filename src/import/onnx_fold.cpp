@@ -352,6 +352,8 @@ Result fold_gather(const Ctx& c) {
   Value out{shape, {}, data->type};
   for (uint64_t o = 0; o < outer; ++o)
     for (const double d : idx->data) {
+      if (!(d > -9e18 && d < 9e18))
+        return std::nullopt;
       auto i = static_cast<int64_t>(d);
       if (i < 0)
         i += extent;
@@ -457,16 +459,18 @@ Result fold_concat(const Ctx& c) {
 // One axis of a Slice: start, end clamped as the ONNX spec says, and the step.
 struct SliceAxis {
   int64_t start = 0, end = 0, step = 1;
-  int64_t count() const {
+  int64_t count() const { // start and end lie within [-1, dim], step within +-2^40
     if (step > 0)
-      return std::max<int64_t>(0, (end - start + step - 1) / step);
-    return std::max<int64_t>(0, (start - end - step - 1) / -step);
+      return end > start ? (end - start - 1) / step + 1 : 0;
+    return start > end ? (start - end - 1) / -step + 1 : 0;
   }
 };
 
 SliceAxis slice_axis(int64_t start, int64_t end, int64_t step, int64_t dim) {
   auto wrap = [&](int64_t v) { return v < 0 ? (v < -dim ? -1 : v + dim) : v; };
-  SliceAxis a{wrap(start), wrap(end), step};
+  // A step longer than the axis takes one element, as one of 2^40 does.
+  SliceAxis a{wrap(start), wrap(end),
+              std::clamp<int64_t>(step, -(int64_t{1} << 40), int64_t{1} << 40)};
   if (step > 0) {
     a.start = std::clamp<int64_t>(a.start, 0, dim);
     a.end = std::clamp<int64_t>(a.end, 0, dim);
@@ -690,6 +694,8 @@ Result fold_reshape(const Ctx& c) {
     } else if (target[i] < 0 || static_cast<uint64_t>(target[i]) > kMaxFoldElements) {
       return std::nullopt;
     } else {
+      if (target[i] != 0 && known > static_cast<int64_t>(kMaxFoldElements) / target[i])
+        return std::nullopt; // more than the value holds (and would overflow)
       known *= target[i];
     }
   }

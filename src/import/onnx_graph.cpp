@@ -47,12 +47,13 @@ Shape parse_shape(const std::string& text, const std::string& context) {
   }
 }
 
+// A dimension above 2^40 is no tensor npusim can hold: unknown rather than an overflow.
 bool static_shape(const onnx::TypeProto& type, Shape& shape) {
   if (!type.has_tensor_type() || !type.tensor_type().has_shape())
     return false;
   shape.clear();
   for (const auto& d : type.tensor_type().shape().dim()) {
-    if (!d.has_dim_value() || d.dim_value() < 0)
+    if (!d.has_dim_value() || d.dim_value() < 0 || d.dim_value() > kMaxDim)
       return false;
     shape.push_back(d.dim_value());
   }
@@ -563,7 +564,7 @@ void OnnxGraph::collect_shapes() {
         m_shapes[v.name()] = shape;
   for (const auto& t : g.initializer()) {
     Shape dims(t.dims().begin(), t.dims().end());
-    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0; }))
+    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0 && d <= kMaxDim; }))
       m_shapes[t.name()] = dims;
   }
   m_consumers.clear();
@@ -637,11 +638,9 @@ std::string OnnxGraph::describe(int node) const {
   const bool numbered =
       !place.empty() && place.size() < 12 &&
       std::all_of(place.begin(), place.end(), [](char c) { return c >= '0' && c <= '9'; });
-  return "node " +
-         (n.name().empty() ? "#" + std::to_string(node + 1) : "'" + escaped(n.name()) + "'") +
-         " (" + escaped(n.op_type()) + ", node " +
-         (numbered ? std::to_string(std::stoull(place) + 1) : std::to_string(node + 1)) + " of " +
-         std::to_string(m_nodes_in_file) + ")";
+  const std::string number = std::to_string(numbered ? std::stoull(place) + 1 : node + 1);
+  return "node " + (n.name().empty() ? "#" + number : "'" + escaped(n.name()) + "'") + " (" +
+         escaped(n.op_type()) + ", node " + number + " of " + std::to_string(m_nodes_in_file) + ")";
 }
 
 } // namespace npu::onnx_import

@@ -19,4 +19,5 @@ fi
 command -v npm >/dev/null || apt-get install -y --no-install-recommends npm
 UNITY=${UNITY:-ON} scripts/build.sh >/dev/null
 /usr/bin/python3 scripts/model_zoo.py --out "$zoo" --opsets 11,17 "$@"
-/usr/bin/python3 scripts/zoo_run.py "$zoo/zoo.tsv" --npusim build/npusim --table docs/zoo-table.md
+/usr/bin/python3 scripts/zoo_run.py "$zoo/zoo.tsv" --npusim build/npusim --table docs/zoo-table.md \
+  --rows "$zoo/rows.jsonl"

@@ -9,7 +9,8 @@ The manifest has one line per model: `file<TAB>exporter<TAB>opset<TAB>import arg
 and runs as a user's first try would.
 
 Usage: zoo_run.py MANIFEST --npusim BIN [--configs edge-npu,datacenter-npu] [--table FILE]
-       [--check] [--only SUBSTRING]
+       [--rows FILE.jsonl] [--check] [--only SUBSTRING]
+The table is rewritten after each model; with --rows an interrupted run resumes.
 --check exits 1 unless every model imports and runs on every config with simulated MACs
 within 1% of the count (the model-zoo test).
 """
@@ -175,26 +176,34 @@ def main():
     parser.add_argument("--check", action="store_true")
     parser.add_argument("--only", help="models whose file contains this")
     parser.add_argument("--timeout", type=int, default=1800, help="seconds per command")
+    parser.add_argument("--rows", help="JSON lines of the models measured: appended to, and "
+                                       "models found there are not measured again")
     args = parser.parse_args()
     configs = args.configs.split(",")
     folder = os.path.dirname(os.path.abspath(args.manifest))
     with open(args.manifest) as f:
         entries = [l.rstrip("\n").split("\t") for l in f if l.strip() and not l.startswith("#")]
     entries = [e + [""] * (4 - len(e)) for e in entries if not args.only or args.only in e[0]]
-    rows = []
+    rows, done = [], {}
+    if args.rows and os.path.exists(args.rows):  # resume: models already measured
+        with open(args.rows) as f:
+            done = {r["model"]: r for r in map(json.loads, f)}
     for entry in entries:
-        row = evaluate(entry, folder, args.npusim, configs, args.timeout)
+        row = done.get(entry[0]) or evaluate(entry, folder, args.npusim, configs, args.timeout)
         rows.append(row)
+        if args.rows and entry[0] not in done:
+            with open(args.rows, "a") as f:
+                f.write(json.dumps(row) + "\n")
+        if args.table:
+            with open(args.table + ".part", "w") as f:
+                f.write(table(rows, configs) + "\n\n" +
+                        "\n".join("- " + s for s in totals(rows, configs)) + "\n")
+            os.replace(args.table + ".part", args.table)
         status = "ok" if passed(row, configs) else "FAIL"
         print("%-4s %s %s" % (status, row["model"], row.get("error", "") or "; ".join(
             "%s %s" % (c, row["runs"][c].get("error", "%+.2f%% MACs" % (mac_error(row, c) or 0)))
             for c in configs if c in row["runs"])), flush=True)
-    summary = totals(rows, configs)
-    print("\n".join(summary))
-    if args.table:
-        with open(args.table + ".part", "w") as f:
-            f.write(table(rows, configs) + "\n\n" + "\n".join("- " + s for s in summary) + "\n")
-        os.replace(args.table + ".part", args.table)
+    print("\n".join(totals(rows, configs)))
     if args.check and not all(passed(r, configs) for r in rows):
         return 1
     return 0

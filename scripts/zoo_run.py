@@ -70,7 +70,9 @@ def import_model(npusim, model, args, work, timeout):
 
 def run_model(npusim, tb, config, work, timeout):
     out = os.path.join(work, "out-" + config)
-    cmd = [npusim, "run", "--config", config, "--testbench", tb, "--out", out, "--format", "json"]
+    shipped = os.path.join(HERE, "..", "configs", config + ".yaml")  # any binary finds it
+    cmd = [npusim, "run", "--config", shipped if os.path.exists(shipped) else config,
+           "--testbench", tb, "--out", out, "--format", "json"]
     code, _, err, wall = run(cmd, timeout)
     row = {"ok": code == 0, "wall_s": wall}
     if code != 0:

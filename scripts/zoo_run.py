@@ -125,6 +125,17 @@ def passed(row, configs):
                                     for c in configs)
 
 
+HEADER = """# The model zoo
+
+Written by `scripts/zoo.sh` (see [Importing ONNX models](onnx.md#the-model-zoo)): every model
+imported with default options (the PaddleOCR and Silero models with the input shapes their
+users give) and run on each config; MACs simulated against `scripts/onnx_macs.py`'s count
+from the ONNX graph; the import's wall time and peak resident memory (`/usr/bin/time -v`)
+beside the model file's size. Wall times are as measured on the machine that ran it.
+
+"""
+
+
 def table(rows, configs):
     head = ("| model | exporter | opset | nodes | import | " +
             " | ".join("%s run | %s sim. time | %s wall" % (c, c, c) for c in configs) +
@@ -198,7 +209,7 @@ def main():
                 f.write(json.dumps(row) + "\n")
         if args.table:
             with open(args.table + ".part", "w") as f:
-                f.write(table(rows, configs) + "\n\n" +
+                f.write(HEADER + table(rows, configs) + "\n\n" +
                         "\n".join("- " + s for s in totals(rows, configs)) + "\n")
             os.replace(args.table + ".part", args.table)
         status = "ok" if passed(row, configs) else "FAIL"

@@ -107,6 +107,9 @@ def evaluate(entry, folder, npusim, configs, timeout):
                 row["runs"][config] = run_model(npusim, tb, config, work, timeout)
     finally:
         shutil.rmtree(work)
+    for r in [row] + list(row["runs"].values()):  # messages name the model as the table does
+        if "error" in r:
+            r["error"] = r["error"].replace(folder + os.sep, "").replace(work + os.sep, "")
     return row
 
 

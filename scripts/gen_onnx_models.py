@@ -297,6 +297,21 @@ def if_on_data():
                 [helper.make_tensor("zero", f, [], [0.0])])
 
 
+def loop_on_data():
+    """A Loop whose trip count is computed from the input's values."""
+    f, i64 = TensorProto.FLOAT, TensorProto.INT64
+    vi = helper.make_tensor_value_info
+    body = helper.make_graph(
+        [helper.make_node("Relu", ["state"], ["next"], name="step_relu"),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"], name="again")], "body",
+        [vi("i", i64, []), vi("cond_in", TensorProto.BOOL, []), vi("state", f, [1, 8])],
+        [vi("cond_out", TensorProto.BOOL, []), vi("next", f, [1, 8])])
+    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+             helper.make_node("Cast", ["s"], ["n"], name="trips", to=i64),
+             helper.make_node("Loop", ["n", "", "x"], ["y"], name="repeat", body=body)]
+    return tiny(nodes, [vi("x", f, [1, 8])], [vi("y", f, None)])
+
+
 def bad_models():
     """Malformed models for tests/bad_inputs/onnx: name -> bytes."""
     f = TensorProto.FLOAT
@@ -352,6 +367,7 @@ def bad_models():
         "duplicate_inputs.onnx": tiny([relu], [vi("x", f, [1, 8]), vi("x", f, [1, 8])],
                                       [vi("y", f, None)]),
         "if_on_data.onnx": if_on_data(),
+        "loop_on_data.onnx": loop_on_data(),
         "external_absolute.onnx": external("/etc/passwd"),
         "external_outside.onnx": external("weights/../../secret.bin"),
         "buffer_over_cap.onnx": tiny([relu], [vi("x", f, [1 << 20, 1 << 17])],
@@ -387,6 +403,32 @@ def zeros(name, dims, dtype=TensorProto.FLOAT):
     return t
 
 
+def loop_model(trips, until):
+    """A Loop of `trips` iterations (a constant trip count), each a 256 x 256 matmul of the
+    carried state and a ReLU whose result is also a scan output; with `until`, the body's
+    condition (iteration + 1 < until) stops it after `until` iterations."""
+    f, i64, b = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+    vi, mk = helper.make_tensor_value_info, helper.make_node
+    nodes = [mk("MatMul", ["state", "w"], ["h"], name="step"),
+             mk("Relu", ["h"], ["next"], name="act"),
+             mk("Identity", ["next"], ["scan"], name="emit")]
+    if until is None:
+        nodes.append(mk("Identity", ["cond_in"], ["cond_out"], name="again"))
+    else:
+        nodes += [mk("Add", ["i", "one"], ["done"], name="count"),
+                  mk("Less", ["done", "until"], ["cond_out"], name="again")]
+    body = helper.make_graph(nodes, "body", [vi("i", i64, []), vi("cond_in", b, []),
+                                              vi("state", f, [1, 256])],
+                             [vi("cond_out", b, []), vi("next", f, [1, 256]),
+                              vi("scan", f, [1, 256])])
+    return feature_model(
+        [mk("Loop", ["trips", "go", "x"], ["y", "steps"], name="repeat", body=body)],
+        [vi("x", f, [1, 256])],
+        [helper.make_tensor("trips", i64, [], [trips]), helper.make_tensor("go", b, [], [1]),
+         helper.make_tensor("one", i64, [], [1]), helper.make_tensor("until", i64, [], [until or 0]),
+         zeros("w", [256, 256])], outputs=("y", "steps"))
+
+
 def features():
     """Models of the import's features for its tests: name -> ModelProto."""
     f, vi, mk = TensorProto.FLOAT, helper.make_tensor_value_info, helper.make_node
@@ -407,6 +449,8 @@ def features():
     q_inits = [helper.make_tensor("s", f, [], [0.1]), helper.make_tensor("z", TensorProto.UINT8, [], [0]),
                zeros("wq", [64, 64, 3, 3], TensorProto.UINT8)]
     return {
+        "loop_const": loop_model(trips=4, until=None),
+        "loop_early_exit": loop_model(trips=10, until=3),
         "if_const": feature_model(
             [mk("Shape", ["x"], ["shape"], name="shape"),
              mk("Gather", ["shape", "zero"], ["n"], name="first", axis=0),

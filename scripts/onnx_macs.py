@@ -6,8 +6,8 @@ model-zoo test compare npusim's simulated MACs with.
 Shapes come from ONNX's own shape inference, run to a fixpoint with a small numpy evaluator
 of the shape arithmetic exporters emit (Shape, Gather, Slice, Concat, Cast, Range, ...), so
 that Reshape targets computed from the input's shape resolve. An If whose condition folds
-to a constant counts its taken branch; a Loop with a constant trip count counts its body
-that many times.
+to a constant counts its taken branch; a Loop whose trip count and condition fold is
+unrolled, one iteration per round, so its body counts once per iteration it runs.
 
 MACs per op: Conv, ConvInteger, QLinearConv: output elements x (C / group) x kernel;
 ConvTranspose: input elements x (K / group) x kernel; MatMul, MatMulInteger, QLinearMatMul,
@@ -209,11 +209,18 @@ def bind_inputs(model, args):
         output.type.tensor_type.ClearField("shape")
 
 
-def inline_control_flow(graph, values):
-    """Replaces If nodes whose condition is known by their taken branch; returns True if any."""
+def inline_control_flow(graph, values, opset, loops):
+    """Replaces If nodes whose condition is known by their taken branch, and unrolls one
+    iteration of each Loop whose trip count and condition are known (`loops` keeps each
+    Loop's iteration and scan values between rounds); returns True if any."""
     changed = False
     nodes = []
     for node in graph.node:
+        if node.op_type == "Loop":
+            step = unroll_step(graph, node, values, opset, loops)
+            nodes.extend(step or [node])
+            changed |= step is not None
+            continue
         cond = values.get(node.input[0]) if node.op_type == "If" else None
         if cond is None:
             nodes.append(node)
@@ -245,6 +252,73 @@ def inline_control_flow(graph, values):
     return changed
 
 
+def constant(graph, values, name, array):
+    graph.initializer.append(numpy_helper.from_array(array, name))
+    values[name] = array
+    return name
+
+
+def unroll_step(graph, node, values, opset, loops):
+    """The nodes of the next iteration of a Loop and the Loop for the rest, or once its trip
+    count is spent or its condition false the nodes giving its outputs; None while its trip
+    count or condition is unknown."""
+    body = attr(node, "body")
+    ins = list(node.input) + [""] * (2 - min(len(node.input), 2))
+    trips, cond = ins[0], ins[1]
+    if body is None or (not trips and not cond) or any(t and t not in values for t in (trips, cond)):
+        return None
+    carried = ins[2:]
+    key = (node.name, tuple(node.output))
+    k, scans = loops.get(key, (0, [[] for _ in body.output[1 + len(carried):]]))
+    go = not trips or int(np.asarray(values[trips]).reshape(-1)[0]) > 0
+    if go and cond:
+        go = bool(np.asarray(values[cond]).reshape(-1)[0])
+    prefix = "%s/%d/" % (node.name or "loop", k)
+    if not go:
+        out = [helper.make_node("Identity", [c], [o]) for c, o in zip(carried, node.output) if o]
+        for parts, result in zip(scans, node.output[len(carried):]):
+            if result and parts:
+                names = [p + "/scan" for p in parts]
+                if opset >= 13:
+                    axes = constant(graph, values, prefix + "axes", np.array([0], dtype=np.int64))
+                    out += [helper.make_node("Unsqueeze", [p, axes], [n]) for p, n in zip(parts, names)]
+                else:
+                    out += [helper.make_node("Unsqueeze", [p], [n], axes=[0])
+                            for p, n in zip(parts, names)]
+                out.append(helper.make_node("Concat", names, [result], axis=0))
+        return out
+    rename = {}
+    if body.input[0].name:
+        rename[body.input[0].name] = constant(graph, values, prefix + "i", np.array(k, dtype=np.int64))
+    if body.input[1].name:
+        rename[body.input[1].name] = cond or constant(graph, values, prefix + "true", np.array(True))
+    for inner, outer in zip(body.input[2:], carried):
+        rename[inner.name] = outer
+    for t in body.initializer:
+        copy = onnx.TensorProto()
+        copy.CopyFrom(t)
+        copy.name = rename[t.name] = prefix + t.name
+        graph.initializer.append(copy)
+    for inner in body.node:
+        for o in inner.output:
+            rename[o] = prefix + o
+    out = []
+    for inner in body.node:
+        copy = onnx.NodeProto()
+        copy.CopyFrom(inner)
+        copy.input[:] = [rename.get(i, i) for i in inner.input]
+        copy.output[:] = [rename.get(o, o) for o in inner.output]
+        out.append(copy)
+    results = [rename.get(o.name, o.name) for o in body.output]
+    rest = onnx.NodeProto()
+    rest.CopyFrom(node)
+    left = int(np.asarray(values[trips]).reshape(-1)[0]) - 1 if trips else 0
+    rest.input[:] = ([constant(graph, values, prefix + "left", np.array(left, dtype=np.int64))
+                      if trips else "", results[0] if cond else ""] + results[1:1 + len(carried)])
+    loops[key] = (k + 1, [s + [r] for s, r in zip(scans, results[1 + len(carried):])])
+    return out + [rest]
+
+
 def fold_model(model):
     """Shape inference and folding to a fixpoint: (shapes, values, model)."""
     values = {}
@@ -254,7 +328,9 @@ def fold_model(model):
                 values[t.name] = numpy_helper.to_array(t)
             except Exception:  # noqa: BLE001 - an odd tensor: not foldable
                 pass
-    for _ in range(64):
+    opset = max([o.version for o in model.opset_import if o.domain in ("", "ai.onnx")] or [1])
+    loops = {}
+    for _ in range(1000):  # a round per Loop iteration
         try:
             inferred = shape_inference.infer_shapes(model, data_prop=True)
         except Exception:  # noqa: BLE001 - keep what we have
@@ -281,7 +357,7 @@ def fold_model(model):
                 if name and name not in values and np.asarray(v).size <= MAX_FOLD_ELEMENTS:
                     values[name] = np.asarray(v)
                     new += 1
-        changed = inline_control_flow(model.graph, values)
+        changed = inline_control_flow(model.graph, values, opset, loops)
         if not new and not changed:
             return shapes, values, inferred
         # Folded tensors become initializers: shape inference sees their values.
@@ -418,17 +494,6 @@ def count(model, per_node=False):
     lines = []
     unknown = []
     for node in inferred.graph.node:
-        if node.op_type == "Loop":
-            trips = values.get(node.input[0]) if node.input and node.input[0] else None
-            body = attr(node, "body")
-            if trips is not None and body is not None:
-                inner = onnx.ModelProto()
-                inner.CopyFrom(model)
-                del inner.graph.node[:]
-                inner.graph.node.extend(body.node)
-                m = sum(node_macs(n, shapes, opset) for n in body.node)
-                total += int(np.asarray(trips).reshape(-1)[0]) * m
-            continue
         m = node_macs(node, shapes, opset)
         if node.op_type in MAC_OPS and not m:
             unknown.append("%s %s" % (node.op_type, node.name))

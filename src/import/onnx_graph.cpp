@@ -2,6 +2,8 @@
 
 #include "common/error.h"
 #include "import/onnx_check.h"
+#include "import/onnx_control.h"
+#include "import/onnx_infer.h"
 #include "import/onnx_layers.h"
 
 #include <onnx/defs/schema.h>
@@ -14,7 +16,6 @@ namespace npu::onnx_import {
 namespace {
 
 constexpr int64_t kMaxDim = int64_t{1} << 40;
-constexpr int kMaxRounds = 64;
 constexpr int64_t kNewestKnownOpset = 17; // Debian 12's onnx 1.12
 
 // "NAME=VALUE" -> (NAME, VALUE text); `what` names the option in messages.
@@ -60,6 +61,11 @@ bool static_shape(const onnx::TypeProto& type, Shape& shape) {
   return true;
 }
 
+bool known_shape(const onnx::TypeProto* type) {
+  Shape shape;
+  return type && static_shape(*type, shape);
+}
+
 bool has_subgraph(const onnx::NodeProto& n) {
   return std::any_of(n.attribute().begin(), n.attribute().end(),
                      [](const onnx::AttributeProto& a) { return a.has_g() || a.graphs_size(); });
@@ -78,31 +84,6 @@ void subgraph_reads(const onnx::NodeProto& n, std::set<std::string>* out) {
         out->insert(inner.input().begin(), inner.input().end());
         subgraph_reads(inner, out);
       }
-  }
-}
-
-// Renames tensors in a node, and in the subgraphs it holds, by `map`.
-void rename(onnx::NodeProto* n, const std::map<std::string, std::string>& map) {
-  auto apply = [&](std::string* name) {
-    if (const auto it = map.find(*name); it != map.end())
-      *name = it->second;
-  };
-  for (auto& in : *n->mutable_input())
-    apply(&in);
-  for (auto& out : *n->mutable_output())
-    apply(&out);
-  for (auto& a : *n->mutable_attribute()) {
-    std::vector<onnx::GraphProto*> graphs;
-    if (a.has_g())
-      graphs.push_back(a.mutable_g());
-    for (auto& g : *a.mutable_graphs())
-      graphs.push_back(&g);
-    for (auto* g : graphs) {
-      for (auto& inner : *g->mutable_node())
-        rename(&inner, map);
-      for (auto& o : *g->mutable_output())
-        apply(o.mutable_name());
-    }
   }
 }
 
@@ -335,244 +316,258 @@ void OnnxGraph::sort_nodes() {
         m_producer.emplace(out, i);
 }
 
-// ONNX shape inference and folding in turn until neither learns anything new.
+// One pass over the nodes in topological order: each node is legalized, expanded when it
+// is control flow that folds, folded when its inputs are constants, else inferred by
+// ONNX's per-node inference, with npusim's own rules where ONNX finds no shape. A node
+// is visited once every node it reads from has been: one pass learns all there is.
 void OnnxGraph::resolve() {
-  for (int round = 0; round < kMaxRounds; ++round) {
-    infer_shapes();
-    collect_shapes();
-    bool changed = fold();
-    if (inline_branches()) {
-      changed = true;
-      sort_nodes();
-    }
-    if (!changed)
-      changed = fallback_shapes();
-    if (!changed)
-      break;
-  }
-  collect_shapes();
-}
-
-void OnnxGraph::infer_shapes() {
-  // Every round infers afresh from the inputs and the folded constants, with the shapes
-  // npusim's own rules found.
+  NodeInference inference(m_model);
   auto* g = m_model.mutable_graph();
-  g->clear_value_info();
-  for (const auto& v : m_fallback)
-    *g->add_value_info() = v;
-  try {
-    onnx::shape_inference::InferShapes(m_model, onnx::OpSchemaRegistry::Instance(),
-                                       onnx::ShapeInferenceOptions(false, 0, true));
-  } catch (const std::exception& e) {
-    std::string what = e.what();
-    what = what.substr(0, what.find('\n'));
-    fail("shape inference failed: " + escaped(what.substr(0, 300)));
+  for (const auto& t : g->initializer())
+    inference.constant(t);
+  collect_input_shapes();
+  std::deque<Pending> work;
+  for (auto& n : *g->mutable_node())
+    work.push_back({std::move(n), nullptr});
+  g->clear_node();
+  while (!work.empty()) {
+    Pending p = std::move(work.front());
+    work.pop_front();
+    if (p.loop) {
+      continue_loop(std::move(p.loop), inference, work);
+      continue;
+    }
+    legalize(p.node);
+    if (expand_control(p.node, inference, work) || fold(p.node, inference))
+      continue;
+    onnx::NodeProto* n = g->add_node();
+    n->Swap(&p.node);
+    infer(*n, inference);
+  }
+  sort_nodes();
+  m_consumers.clear();
+  for (const auto& n : graph().node())
+    for (const auto& in : n.input())
+      ++m_consumers[in];
+  for (const auto& out : graph().output())
+    ++m_consumers[out.name()];
+}
+
+void OnnxGraph::collect_input_shapes() {
+  Shape shape;
+  for (const auto& v : graph().input())
+    if (static_shape(v.type(), shape))
+      m_shapes[v.name()] = shape;
+  for (const auto& t : graph().initializer()) {
+    Shape dims(t.dims().begin(), t.dims().end());
+    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0 && d <= kMaxDim; }))
+      m_shapes[t.name()] = dims;
   }
 }
 
-// Nodes whose outputs fold become initializers; returns true if any did.
-bool OnnxGraph::fold() {
+// A tensor with its value: an initializer of the graph, known to inference and folding.
+void OnnxGraph::add_constant(onnx::TensorProto tensor, NodeInference& inference) {
+  auto* t = m_model.mutable_graph()->add_initializer();
+  *t = std::move(tensor);
+  m_init.insert(t->name());
+  if (auto v = value_of(*t))
+    m_values[t->name()] = *v;
+  Shape dims(t->dims().begin(), t->dims().end());
+  if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0 && d <= kMaxDim; }))
+    m_shapes[t->name()] = dims;
+  inference.constant(*t);
+}
+
+// The node's outputs as constants when it folds; returns true if it did.
+bool OnnxGraph::fold(const onnx::NodeProto& n, NodeInference& inference) {
+  if (has_subgraph(n))
+    return false;
   FoldInputs in;
   in.value = [&](const std::string& t) { return value(t); };
   in.shape = [&](const std::string& t) -> const Shape* {
     const auto it = m_shapes.find(t);
     return it == m_shapes.end() ? nullptr : &it->second;
   };
-  bool changed = false;
-  google::protobuf::RepeatedPtrField<onnx::NodeProto> kept;
-  auto* g = m_model.mutable_graph();
-  for (auto& n : *g->mutable_node()) {
-    changed |= legalize(n);
-    std::optional<std::vector<Value>> out;
-    if (!has_subgraph(n))
-      out = fold_node(n, in, m_opset);
-    if (!out || out->size() != static_cast<size_t>(n.output_size())) {
-      *kept.Add() = n;
-      continue;
-    }
-    for (int i = 0; i < n.output_size(); ++i) {
-      if (n.output(i).empty())
-        continue;
-      m_values[n.output(i)] = (*out)[static_cast<size_t>(i)];
-      m_shapes[n.output(i)] = (*out)[static_cast<size_t>(i)].shape;
-      *g->add_initializer() = tensor_of((*out)[static_cast<size_t>(i)], n.output(i));
-      m_init.insert(n.output(i));
-    }
-    changed = true;
+  const auto out = fold_node(n, in, m_opset);
+  if (!out || out->size() != static_cast<size_t>(n.output_size()))
+    return false;
+  for (int i = 0; i < n.output_size(); ++i)
+    if (!n.output(i).empty())
+      add_constant(tensor_of((*out)[static_cast<size_t>(i)], n.output(i)), inference);
+  return true;
+}
+
+// ONNX's inference of the node, then npusim's rules for what it leaves unknown; the
+// outputs' static shapes are recorded.
+void OnnxGraph::infer(onnx::NodeProto& n, NodeInference& inference) {
+  try {
+    inference.infer(n);
+  } catch (const std::exception& e) {
+    std::string what = e.what();
+    what = what.substr(0, what.find('\n'));
+    fail("shape inference failed: " + escaped(what.substr(0, 300)));
   }
-  if (changed) {
-    g->mutable_node()->Swap(&kept);
-    sort_nodes();
+  if (n.input_size() > 0 && n.output_size() > 0 && !n.output(0).empty() &&
+      !known_shape(inference.type(n.output(0))))
+    if (const auto* type = fallback_type(n, inference))
+      inference.learn(n.output(0), *type);
+  Shape shape;
+  for (const auto& out : n.output())
+    if (!out.empty())
+      if (const auto* type = inference.type(out); type && static_shape(*type, shape))
+        m_shapes[out] = shape;
+}
+
+// The output type of ops ONNX cannot infer: Einsum's extents (ONNX 1.12 infers only its
+// rank), ops it has no schema for that keep their input's shape. Null if none applies.
+const onnx::TypeProto* OnnxGraph::fallback_type(const onnx::NodeProto& n,
+                                                NodeInference& inference) {
+  const auto* first = inference.type(n.input(0));
+  if (!first)
+    return nullptr;
+  if (n.op_type() == "Einsum" && n.domain().empty()) {
+    std::vector<Shape> in;
+    for (const auto& t : n.input())
+      if (m_shapes.count(t))
+        in.push_back(m_shapes.at(t));
+    const auto out =
+        in.size() == static_cast<size_t>(n.input_size()) ? einsum_shape(n, in) : std::nullopt;
+    if (!out)
+      return nullptr;
+    m_fallback = *first;
+    auto* shape = m_fallback.mutable_tensor_type()->mutable_shape();
+    shape->clear_dim();
+    for (const int64_t d : *out)
+      shape->add_dim()->set_dim_value(d);
+    return &m_fallback;
   }
-  return changed;
+  const bool schema =
+      onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(m_opset), n.domain()) != nullptr;
+  return schema || !shape_preserving(n.op_type()) ? nullptr : first;
 }
 
 // Opset 18 moved some attributes into inputs; ONNX 1.12 knows the opset 17 forms.
-bool OnnxGraph::legalize(onnx::NodeProto& n) {
+void OnnxGraph::legalize(onnx::NodeProto& n) {
   if (m_opset <= kNewestKnownOpset || !n.domain().empty())
-    return false;
+    return;
   const std::string& op = n.op_type();
   if (op.rfind("Reduce", 0) == 0 && op != "ReduceSum" && n.input_size() > 1 &&
       !n.input(1).empty()) {
     const Value* axes = value(n.input(1));
     if (!axes)
-      return false;
+      return;
     auto* a = n.add_attribute();
     a->set_name("axes");
     a->set_type(onnx::AttributeProto::INTS);
     for (const double d : axes->data)
       a->add_ints(static_cast<int64_t>(d));
     n.mutable_input()->RemoveLast();
-    return true;
+    return;
   }
   if (op == "Split") {
     auto& attrs = *n.mutable_attribute();
     const auto it = std::find_if(attrs.begin(), attrs.end(), [](const onnx::AttributeProto& a) {
       return a.name() == "num_outputs";
     });
-    if (it == attrs.end())
-      return false;
-    attrs.erase(it); // opset 13's Split without sizes: equal parts, one per output
-    return true;
+    if (it != attrs.end())
+      attrs.erase(it); // opset 13's Split without sizes: equal parts, one per output
   }
-  return false;
 }
 
-// An If whose condition folded is replaced by the nodes of its taken branch.
-bool OnnxGraph::inline_branches() {
-  auto* g = m_model.mutable_graph();
-  for (int i = 0; i < g->node_size(); ++i) {
-    const onnx::NodeProto n = g->node(i);
-    if (n.op_type() != "If" || !n.domain().empty() || n.input_size() < 1)
-      continue;
-    const Value* cond = value(n.input(0));
+// Nodes to visit next, in their order, before what `work` holds.
+void OnnxGraph::push_front(Expansion expansion, NodeInference& inference, std::deque<Pending>& work,
+                           std::shared_ptr<LoopUnroll> then) {
+  for (auto& t : expansion.initializers)
+    add_constant(std::move(t), inference);
+  if (then)
+    work.push_front({{}, std::move(then)});
+  for (auto it = expansion.nodes.rbegin(); it != expansion.nodes.rend(); ++it)
+    work.push_front({std::move(*it), nullptr});
+}
+
+// An If whose condition folded becomes its taken branch; a Loop whose trip count and
+// condition folded starts unrolling. Returns true if the node was replaced.
+bool OnnxGraph::expand_control(const onnx::NodeProto& n, NodeInference& inference,
+                               std::deque<Pending>& work) {
+  if (!n.domain().empty() || (n.op_type() != "If" && n.op_type() != "Loop"))
+    return false;
+  const std::string prefix = (n.name().empty() ? n.op_type() + "_" + place(n) : n.name()) + "/";
+  if (n.op_type() == "Loop")
+    return start_unroll(n, prefix, work);
+  const Value* cond = n.input_size() > 0 ? value(n.input(0)) : nullptr;
+  if (!cond || cond->data.empty())
+    return false;
+  const char* branch_name = cond->data[0] != 0 ? "then_branch" : "else_branch";
+  const auto* branch = subgraph(n, branch_name);
+  if (!branch)
+    fail(describe(n) + ": it has no " + branch_name);
+  try {
+    push_front(inline_branch(n, *branch, prefix), inference, work, nullptr);
+  } catch (const std::invalid_argument& e) {
+    fail(describe(n) + ": " + e.what());
+  }
+  return true;
+}
+
+bool OnnxGraph::start_unroll(const onnx::NodeProto& n, const std::string& prefix,
+                             std::deque<Pending>& work) {
+  const auto* body = subgraph(n, "body");
+  const bool has_trips = n.input_size() > 0 && !n.input(0).empty();
+  const bool has_cond = n.input_size() > 1 && !n.input(1).empty();
+  const Value* trips = has_trips ? value(n.input(0)) : nullptr;
+  if (!body || (has_trips && (!trips || trips->data.size() != 1)) ||
+      (has_cond && !value(n.input(1))))
+    return false; // data-dependent: an error where it does work (mapping)
+  if (!has_trips && !has_cond)
+    fail(describe(n) + ": it has neither a trip count nor a condition, so it never ends");
+  auto loop = std::make_shared<LoopUnroll>();
+  try {
+    *loop = start_loop(n, *body, prefix);
+  } catch (const std::invalid_argument& e) {
+    fail(describe(n) + ": " + e.what());
+  }
+  loop->trips = has_trips ? static_cast<int64_t>(std::max(0.0, trips->data[0])) : -1;
+  const auto nodes = static_cast<uint64_t>(std::max(1, body->node_size()));
+  if (has_trips && (loop->trips > kMaxLoopIterations ||
+                    static_cast<uint64_t>(loop->trips) > kMaxUnrolledNodes / nodes))
+    fail(describe(n) + ": " + std::to_string(loop->trips) + " iterations of " +
+         std::to_string(nodes) + " nodes are more than npusim unrolls (" +
+         std::to_string(kMaxLoopIterations) + " iterations, " + std::to_string(kMaxUnrolledNodes) +
+         " nodes of loop bodies in all)");
+  work.push_front({{}, std::move(loop)});
+  return true;
+}
+
+// Between two iterations of an unrolled Loop: the next iteration's nodes, or the Loop's
+// outputs once its trip count is reached or its condition is false.
+void OnnxGraph::continue_loop(std::shared_ptr<LoopUnroll> loop, NodeInference& inference,
+                              std::deque<Pending>& work) {
+  const auto& n = loop->node;
+  bool go = loop->trips < 0 || loop->next < loop->trips;
+  if (go && loop->conditional) {
+    const Value* cond = value(loop->condition);
     if (!cond || cond->data.empty())
-      continue;
-    const char* branch_name = cond->data[0] != 0 ? "then_branch" : "else_branch";
-    const auto a =
-        std::find_if(n.attribute().begin(), n.attribute().end(),
-                     [&](const onnx::AttributeProto& x) { return x.name() == branch_name; });
-    if (a == n.attribute().end() || !a->has_g())
-      fail(describe(i) + ": it has no " + branch_name);
-    const onnx::GraphProto& branch = a->g();
-    if (branch.output_size() != n.output_size())
-      fail(describe(i) + ": its " + branch_name + " has " + std::to_string(branch.output_size()) +
-           " outputs, the node " + std::to_string(n.output_size()));
-    const std::string prefix = (n.name().empty() ? "If_" + std::to_string(i + 1) : n.name()) + "/";
-    std::map<std::string, std::string> map;
-    for (const auto& t : branch.initializer())
-      map[t.name()] = prefix + t.name();
-    for (const auto& inner : branch.node())
-      for (const auto& o : inner.output())
-        if (!o.empty())
-          map[o] = prefix + o;
-    std::vector<onnx::NodeProto> nodes;
-    for (int k = 0; k < branch.output_size(); ++k) {
-      const std::string& inner = branch.output(k).name();
-      const bool produced =
-          std::any_of(branch.node().begin(), branch.node().end(), [&](const auto& x) {
-            return std::find(x.output().begin(), x.output().end(), inner) != x.output().end();
-          });
-      if (produced && !n.output(k).empty()) {
-        map[inner] = n.output(k);
-      } else if (!n.output(k).empty()) {
-        onnx::NodeProto id;
-        id.set_op_type("Identity");
-        id.set_name(prefix + "output_" + std::to_string(k));
-        id.add_input(map.count(inner) ? map[inner] : inner);
-        id.add_output(n.output(k));
-        id.set_doc_string(n.doc_string());
-        nodes.push_back(id);
-      }
-    }
-    for (const auto& t : branch.initializer()) {
-      onnx::TensorProto copy = t;
-      copy.set_name(map[t.name()]);
-      m_init.insert(copy.name());
-      if (auto v = value_of(copy))
-        m_values[copy.name()] = *v;
-      *g->add_initializer() = copy;
-    }
-    google::protobuf::RepeatedPtrField<onnx::NodeProto> out;
-    for (int k = 0; k < g->node_size(); ++k) {
-      if (k != i) {
-        *out.Add() = g->node(k);
-        continue;
-      }
-      for (const auto& inner : branch.node()) {
-        onnx::NodeProto copy = inner;
-        rename(&copy, map);
-        copy.set_name(prefix + inner.name());
-        copy.set_doc_string(n.doc_string());
-        *out.Add() = copy;
-      }
-      for (const auto& id : nodes)
-        *out.Add() = id;
-    }
-    g->mutable_node()->Swap(&out);
-    return true;
+      fail(describe(n) + ": its condition " +
+           (loop->next == 0 ? std::string()
+                            : "after iteration " + std::to_string(loop->next) + " ") +
+           "depends on the model's input data, so npusim cannot tell how many iterations it "
+           "runs (it follows a Loop only when its trip count and condition fold to constants)");
+    go = cond->data[0] != 0;
   }
-  return false;
-}
-
-// Shapes ONNX cannot infer, for ops it has no schema for that keep their input's shape.
-bool OnnxGraph::fallback_shapes() {
-  std::vector<onnx::ValueInfoProto> added;
-  std::map<std::string, const onnx::ValueInfoProto*> known;
-  for (const auto* list : {&graph().input(), &graph().value_info()})
-    for (const auto& v : *list)
-      known[v.name()] = &v;
-  for (const auto& n : graph().node()) {
-    if (n.input().empty() || n.output().empty() || n.output(0).empty() ||
-        m_shapes.count(n.output(0)) || !known.count(n.input(0)))
-      continue;
-    if (n.op_type() == "Einsum" && n.domain().empty()) {
-      std::vector<Shape> in;
-      for (const auto& t : n.input())
-        if (m_shapes.count(t))
-          in.push_back(m_shapes.at(t));
-      const auto out =
-          in.size() == static_cast<size_t>(n.input_size()) ? einsum_shape(n, in) : std::nullopt;
-      if (!out)
-        continue;
-      added.push_back(*known[n.input(0)]);
-      added.back().set_name(n.output(0));
-      auto* shape = added.back().mutable_type()->mutable_tensor_type()->mutable_shape();
-      shape->clear_dim();
-      for (const int64_t d : *out)
-        shape->add_dim()->set_dim_value(d);
-      continue;
-    }
-    const bool schema = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(m_opset),
-                                                       n.domain()) != nullptr;
-    if (schema || !shape_preserving(n.op_type()))
-      continue;
-    added.push_back(*known[n.input(0)]);
-    added.back().set_name(n.output(0));
+  try {
+    if (!go)
+      return push_front(finish_loop(*loop, m_opset), inference, work, nullptr);
+    const auto* body = subgraph(n, "body");
+    m_unrolled += static_cast<uint64_t>(std::max(1, body->node_size()));
+    if (loop->next >= kMaxLoopIterations || m_unrolled > kMaxUnrolledNodes)
+      fail(describe(n) + ": it runs more iterations than npusim unrolls (" +
+           std::to_string(kMaxLoopIterations) + " iterations, " +
+           std::to_string(kMaxUnrolledNodes) + " nodes of loop bodies in all)");
+    Expansion e = loop_iteration(*loop, *body);
+    push_front(std::move(e), inference, work, std::move(loop));
+  } catch (const std::invalid_argument& e) {
+    fail(describe(n) + ": " + e.what());
   }
-  for (auto& v : added)
-    m_fallback.push_back(std::move(v));
-  return !added.empty();
-}
-
-void OnnxGraph::collect_shapes() {
-  const auto& g = graph();
-  Shape shape;
-  for (const auto* list : {&g.input(), &g.value_info(), &g.output()})
-    for (const auto& v : *list)
-      if (static_shape(v.type(), shape))
-        m_shapes[v.name()] = shape;
-  for (const auto& t : g.initializer()) {
-    Shape dims(t.dims().begin(), t.dims().end());
-    if (std::all_of(dims.begin(), dims.end(), [](int64_t d) { return d >= 0 && d <= kMaxDim; }))
-      m_shapes[t.name()] = dims;
-  }
-  m_consumers.clear();
-  for (const auto& n : g.node())
-    for (const auto& in : n.input())
-      ++m_consumers[in];
-  for (const auto& out : g.output())
-    ++m_consumers[out.name()];
 }
 
 void OnnxGraph::mark_data() {
@@ -633,12 +628,20 @@ size_t OnnxGraph::consumers(const std::string& tensor) const {
 }
 
 std::string OnnxGraph::describe(int node) const {
-  const auto& n = graph().node(node);
+  return describe(graph().node(node), node);
+}
+
+// The node's number in the file (1-based), which it keeps in doc_string; else `index` + 1.
+std::string OnnxGraph::place(const onnx::NodeProto& n, int index) const {
   const std::string& place = n.doc_string();
   const bool numbered =
       !place.empty() && place.size() < 12 &&
       std::all_of(place.begin(), place.end(), [](char c) { return c >= '0' && c <= '9'; });
-  const std::string number = std::to_string(numbered ? std::stoull(place) + 1 : node + 1);
+  return std::to_string(numbered ? std::stoull(place) + 1 : static_cast<uint64_t>(index) + 1);
+}
+
+std::string OnnxGraph::describe(const onnx::NodeProto& n, int index) const {
+  const std::string number = place(n, index);
   return "node " + (n.name().empty() ? "#" + number : "'" + escaped(n.name()) + "'") + " (" +
          escaped(n.op_type()) + ", node " + number + " of " + std::to_string(m_nodes_in_file) + ")";
 }

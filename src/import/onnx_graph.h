@@ -1,22 +1,31 @@
 #pragma once
-// An ONNX model read, checked, its dimensions bound and its shapes resolved: ONNX shape
-// inference and constant folding of the shape arithmetic run in turn until nothing new is
-// learnt, If nodes whose condition folds are replaced by their branch. What is left says
-// which tensors carry data (as opposed to constants), their shapes, and the nodes in
-// topological order.
+// An ONNX model read, checked, its dimensions bound and its shapes resolved: one pass in
+// topological order folds each node's shape arithmetic or infers its outputs (ONNX's
+// per-node shape inference), replaces an If whose condition folds by its branch and
+// unrolls a Loop whose trip count and condition fold. What is left says which tensors
+// carry data (as opposed to constants), their shapes, and the nodes in topological order.
 
+#include "import/onnx_control.h"
 #include "import/onnx_fold.h"
 #include "import/onnx_import.h"
 
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace npu::onnx_import {
+
+class NodeInference;
+
+/// Loops are unrolled up to this many nodes in all, each up to this many iterations.
+inline constexpr uint64_t kMaxUnrolledNodes = 100000;
+inline constexpr int64_t kMaxLoopIterations = 10000;
 
 class OnnxGraph {
 public:
@@ -50,6 +59,7 @@ public:
   size_t consumers(const std::string& tensor) const;
   /// "node 'conv1' (Conv, node 3 of 120)", numbered as in the file.
   std::string describe(int node) const;
+  std::string describe(const onnx::NodeProto& n, int index = -1) const;
   /// An InputError at the model file.
   [[noreturn]] void fail(const std::string& message) const;
 
@@ -57,13 +67,27 @@ private:
   void parse(const std::string& bytes);
   void bind_inputs(const ImportOptions& options);
   void sort_nodes();
+  /// A node to visit, or (with `loop`) the point between two iterations of an unrolled Loop.
+  struct Pending {
+    onnx::NodeProto node;
+    std::shared_ptr<LoopUnroll> loop;
+  };
   void resolve();
-  void infer_shapes();
-  bool fold();
-  bool legalize(onnx::NodeProto& node);
-  bool inline_branches();
-  bool fallback_shapes();
-  void collect_shapes();
+  void collect_input_shapes();
+  void add_constant(onnx::TensorProto tensor, NodeInference& inference);
+  bool fold(const onnx::NodeProto& node, NodeInference& inference);
+  void infer(onnx::NodeProto& node, NodeInference& inference);
+  const onnx::TypeProto* fallback_type(const onnx::NodeProto& node, NodeInference& inference);
+  void legalize(onnx::NodeProto& node);
+  void push_front(Expansion expansion, NodeInference& inference, std::deque<Pending>& work,
+                  std::shared_ptr<LoopUnroll> then);
+  bool expand_control(const onnx::NodeProto& node, NodeInference& inference,
+                      std::deque<Pending>& work);
+  bool start_unroll(const onnx::NodeProto& node, const std::string& prefix,
+                    std::deque<Pending>& work);
+  void continue_loop(std::shared_ptr<LoopUnroll> loop, NodeInference& inference,
+                     std::deque<Pending>& work);
+  std::string place(const onnx::NodeProto& n, int index = -1) const;
   void mark_data();
   std::string unknown_reason(const std::string& tensor) const;
 
@@ -80,7 +104,8 @@ private:
   std::vector<std::string> m_warnings;
   std::vector<std::string> m_defaulted; ///< dimensions taken as 1
   size_t m_nodes_in_file = 0;
-  std::vector<onnx::ValueInfoProto> m_fallback; ///< shapes npusim's own rules found
+  onnx::TypeProto m_fallback; ///< the type npusim's own rules found last
+  uint64_t m_unrolled = 0;    ///< nodes of the Loop iterations unrolled so far
 };
 
 /// `text` with control characters, backslashes and bytes that are not UTF-8 written as

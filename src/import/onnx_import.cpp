@@ -180,11 +180,19 @@ void Importer::visit(int node) {
       m_conv_out.insert(out);
     return;
   }
+  if (role == NodeRole::Control && n.op_type() == "Scan")
+    m_g.fail(m_g.describe(node) + ": npusim does not follow Scan; it follows an If whose "
+                                  "condition and a Loop whose trip count fold to constants");
+  if (role == NodeRole::Control && n.op_type() == "Loop") {
+    const bool trips_known = n.input_size() == 0 || n.input(0).empty() || m_g.value(n.input(0));
+    m_g.fail(m_g.describe(node) + ": its " + (trips_known ? "condition" : "trip count") +
+             " depends on the model's input data, so npusim cannot tell how many iterations it "
+             "runs (it follows a Loop only when its trip count and condition fold to constants)");
+  }
   if (role == NodeRole::Control)
-    m_g.fail(m_g.describe(node) + ": its " +
-             (n.op_type() == "If" ? std::string("condition") : std::string("trip count")) +
-             " depends on the model's input data, so npusim cannot tell which work it does "
-             "(it follows an If or a Loop only when that folds to a constant)");
+    m_g.fail(m_g.describe(node) + ": its condition depends on the model's input data, so npusim "
+                                  "cannot tell which work it does (it follows an If or a Loop "
+                                  "only when that folds to a constant)");
   if (role == NodeRole::Compute)
     return launch(node, map_compute(m_g, node));
   if (role == NodeRole::Generic)

@@ -211,6 +211,8 @@ TEST_F(FeatureTest, EachFeatureImportsRunsAndCountsTheMacsOfTheGraph) {
     uint64_t macs;
     const char* warning;
   } cases[] = {{"if_const", 115'605'504u, "unbound dimensions taken as 1: x[0] 'batch'"},
+               {"loop_const", 4 * 65'536u, nullptr},      // 4 iterations of a 256 x 256 matmul
+               {"loop_early_exit", 3 * 65'536u, nullptr}, // its condition stops it after 3
                {"einsum", 25'165'824u, nullptr},
                {"recurrent", 34'996'224u, "unbound dimensions taken as 1: x[1] 'batch'"},
                {"quantized", 49'840'128u, nullptr},
@@ -242,6 +244,25 @@ TEST_F(FeatureTest, AnIfThatFoldsRunsItsBranchAndTheReportNamesTheModelsNodes) {
                        feature("if_const").string() + " --batch 1 --out " + out.string());
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(slurp(out / "report.json").find("\"kernel\": \"branch/then_conv\""), std::string::npos);
+}
+
+TEST_F(FeatureTest, ALoopIsUnrolledIterationByIterationUntilItsConditionIsFalse) {
+  const fs::path out = m_dir / "loop.yaml";
+  const Result r = run("import " + feature("loop_early_exit").string() + " -o " + out.string());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const npu::Testbench tb = npu::load_testbench(out.string());
+  std::vector<std::string> kernels;
+  for (const auto& k : tb.kernels)
+    kernels.push_back(k.desc.name);
+  EXPECT_EQ(kernels, (std::vector<std::string>{"repeat/0/step", "repeat/0/act", "repeat/1/step",
+                                               "repeat/1/act", "repeat/2/step", "repeat/2/act"}));
+  // Each iteration reads the state the one before wrote; the scan output gathers all three.
+  const std::string yaml = slurp(out);
+  EXPECT_NE(yaml.find("args: [repeat_0_next, w_repeat_1_step, repeat_1_h]"), std::string::npos)
+      << yaml;
+  EXPECT_NE(yaml.find("memcpy: {dst: steps, dst_offset: 512, src: repeat_2_next, bytes: 256"),
+            std::string::npos)
+      << yaml;
 }
 
 TEST_F(FeatureTest, TenThousandFusedElementwiseOpsGiveATestbenchNpusimAccepts) {

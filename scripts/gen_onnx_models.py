@@ -297,8 +297,9 @@ def if_on_data():
                 [helper.make_tensor("zero", f, [], [0.0])])
 
 
-def loop_on_data():
-    """A Loop whose trip count is computed from the input's values."""
+def relu_loop(trips, before=(), inits=(), name="repeat"):
+    """A model of a Loop over a ReLU of x (1 x 8) whose trip count is tensor `trips`, after
+    the nodes `before` and with the initializers `inits`: bytes."""
     f, i64 = TensorProto.FLOAT, TensorProto.INT64
     vi = helper.make_tensor_value_info
     body = helper.make_graph(
@@ -306,10 +307,22 @@ def loop_on_data():
          helper.make_node("Identity", ["cond_in"], ["cond_out"], name="again")], "body",
         [vi("i", i64, []), vi("cond_in", TensorProto.BOOL, []), vi("state", f, [1, 8])],
         [vi("cond_out", TensorProto.BOOL, []), vi("next", f, [1, 8])])
-    nodes = [helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
-             helper.make_node("Cast", ["s"], ["n"], name="trips", to=i64),
-             helper.make_node("Loop", ["n", "", "x"], ["y"], name="repeat", body=body)]
-    return tiny(nodes, [vi("x", f, [1, 8])], [vi("y", f, None)])
+    nodes = list(before) + [helper.make_node("Loop", [trips, "", "x"], ["y"], name=name,
+                                             body=body)]
+    return tiny(nodes, [vi("x", f, [1, 8])], [vi("y", f, None)], inits)
+
+
+def loop_on_data():
+    """A Loop whose trip count is computed from the input's values."""
+    return relu_loop("n", [helper.make_node("ReduceSum", ["x"], ["s"], name="sum", keepdims=0),
+                           helper.make_node("Cast", ["s"], ["n"], name="trips",
+                                            to=TensorProto.INT64)])
+
+
+def loop_too_long():
+    """A Loop with a constant trip count of 10^9: more iterations than import unrolls."""
+    return relu_loop("n", inits=[helper.make_tensor("n", TensorProto.INT64, [], [10**9])],
+                     name="forever")
 
 
 def bad_models():
@@ -368,6 +381,7 @@ def bad_models():
                                       [vi("y", f, None)]),
         "if_on_data.onnx": if_on_data(),
         "loop_on_data.onnx": loop_on_data(),
+        "loop_too_long.onnx": loop_too_long(),
         "external_absolute.onnx": external("/etc/passwd"),
         "external_outside.onnx": external("weights/../../secret.bin"),
         "buffer_over_cap.onnx": tiny([relu], [vi("x", f, [1 << 20, 1 << 17])],

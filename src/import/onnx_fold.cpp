@@ -192,7 +192,8 @@ double at_broadcast(const Value& in, const Shape& out, uint64_t flat) {
   return in.data[index];
 }
 
-template <typename F> Result elementwise(const std::vector<const Value*>& in, int32_t type, F f) {
+template <typename F>
+Result elementwise_fold(const std::vector<const Value*>& in, int32_t type, F f) {
   Shape shape;
   for (const Value* v : in) {
     const auto b = broadcast(shape, v->shape);
@@ -540,7 +541,7 @@ template <typename F> Result binary(const Ctx& c, F f, bool boolean_result) {
   if (c.in.size() < 2 || !c.at(0) || !c.at(1))
     return std::nullopt;
   const int32_t type = boolean_result ? TensorProto::BOOL : c.at(0)->type;
-  return elementwise({c.at(0), c.at(1)}, type, [&](const std::vector<double>& a) {
+  return elementwise_fold({c.at(0), c.at(1)}, type, [&](const std::vector<double>& a) {
     return f(a[0], a[1], integral(c.at(0)->type));
   });
 }
@@ -548,7 +549,7 @@ template <typename F> Result binary(const Ctx& c, F f, bool boolean_result) {
 Result fold_variadic(const Ctx& c, bool max) {
   if (c.in.empty() || std::any_of(c.in.begin(), c.in.end(), [](const Value* v) { return !v; }))
     return std::nullopt;
-  return elementwise(c.in, c.at(0)->type, [&](const std::vector<double>& a) {
+  return elementwise_fold(c.in, c.at(0)->type, [&](const std::vector<double>& a) {
     return max ? *std::max_element(a.begin(), a.end()) : *std::min_element(a.begin(), a.end());
   });
 }
@@ -661,15 +662,15 @@ Result fold_expand(const Ctx& c) {
     return std::nullopt;
   Value target{*shape, {}, c.at(0)->type};
   target.data.assign(*count_of(*shape), 0);
-  return elementwise({c.at(0), &target}, c.at(0)->type,
-                     [](const std::vector<double>& a) { return a[0]; });
+  return elementwise_fold({c.at(0), &target}, c.at(0)->type,
+                          [](const std::vector<double>& a) { return a[0]; });
 }
 
 Result fold_where(const Ctx& c) {
   if (!c.at(0) || !c.at(1) || !c.at(2))
     return std::nullopt;
-  return elementwise({c.at(0), c.at(1), c.at(2)}, c.at(1)->type,
-                     [](const std::vector<double>& a) { return a[0] != 0 ? a[1] : a[2]; });
+  return elementwise_fold({c.at(0), c.at(1), c.at(2)}, c.at(1)->type,
+                          [](const std::vector<double>& a) { return a[0] != 0 ? a[1] : a[2]; });
 }
 
 Result fold_reshape(const Ctx& c) {

@@ -1,6 +1,7 @@
 #include "import/model_file.h"
 
 #include "common/error.h"
+#include "common/file_identity.h"
 #include "common/input_file.h"
 
 #include <unistd.h>
@@ -260,6 +261,7 @@ std::string strip_model_bytes(const std::string& bytes, const std::string& origi
 std::string read_model_file(const std::string& path) {
   uint64_t size = 0;
   const int fd = open_input_file(path, "an ONNX model", &size);
+  note_input(path, "an ONNX model", true); // no output of this command may replace it
   FileSource src(fd, size, path);
   if (size > kMaxModelBytes)
     throw InputFileError(path, "is larger than 4GiB, the limit on ONNX models; keep the weights "

@@ -1,6 +1,7 @@
 #include "import/onnx_check.h"
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "import/onnx_graph.h"
 
 #include <filesystem>
@@ -97,7 +98,7 @@ void Checker::node(const onnx::GraphProto& g, int index, const std::string& wher
   std::set<std::string> seen;
   for (const auto& a : n.attribute())
     if (!seen.insert(a.name()).second)
-      fail(who + ": attribute " + escaped(a.name()) + " is given twice");
+      fail(who + ": attribute " + escape(a.name()) + " is given twice");
 }
 
 void Checker::tensor(const onnx::TensorProto& t, const std::string& where) const {
@@ -107,18 +108,18 @@ void Checker::tensor(const onnx::TensorProto& t, const std::string& where) const
   for (const auto& e : t.external_data())
     if (e.key() == "location")
       location = e.value();
-  const std::string who = "tensor '" + escaped(t.name()) + "'" + where;
+  const std::string who = "tensor '" + escape(t.name()) + "'" + where;
   if (location.empty())
     fail(who + ": its data is external but names no location");
   const std::filesystem::path p(location);
   if (p.is_absolute() || location.find('\0') != std::string::npos)
-    fail(who + ": its external data location '" + escaped(location) +
+    fail(who + ": its external data location '" + escape(location) +
          "' is an absolute path; npusim reads nothing outside the model's folder");
   int level = 0;
   for (const auto& part : p) {
     level += part == ".." ? -1 : part == "." || part.empty() ? 0 : 1;
     if (level < 0)
-      fail(who + ": its external data location '" + escaped(location) +
+      fail(who + ": its external data location '" + escape(location) +
            "' leaves the model's folder; npusim reads nothing outside it");
   }
 }
@@ -133,12 +134,12 @@ void Checker::graph(const onnx::GraphProto& g, std::set<std::string> visible,
   std::set<std::string> inputs;
   for (const auto& v : g.input())
     if (!inputs.insert(v.name()).second)
-      fail("input '" + escaped(v.name()) + "'" + where + " is declared twice among the " +
+      fail("input '" + escape(v.name()) + "'" + where + " is declared twice among the " +
            (where.empty() ? "graph's" : "subgraph's") + " inputs");
   std::set<std::string> inits;
   for (const auto& t : g.initializer()) {
     if (!inits.insert(t.name()).second)
-      fail("initializer '" + escaped(t.name()) + "'" + where + " is declared twice");
+      fail("initializer '" + escape(t.name()) + "'" + where + " is declared twice");
     tensor(t, where);
   }
   visible.insert(inputs.begin(), inputs.end());
@@ -153,10 +154,10 @@ void Checker::graph(const onnx::GraphProto& g, std::set<std::string> visible,
                          : outer.count(out) ? "the tensor of an enclosing graph"
                                             : nullptr;
       if (what)
-        fail(describe_node(g, i, where) + ": its output '" + escaped(out) + "' overwrites " + what +
+        fail(describe_node(g, i, where) + ": its output '" + escape(out) + "' overwrites " + what +
              " of that name; every tensor must be assigned once");
       if (const auto [it, fresh] = producer.emplace(out, i); !fresh)
-        fail(describe_node(g, i, where) + ": tensor '" + escaped(out) + "' is also the output of " +
+        fail(describe_node(g, i, where) + ": tensor '" + escape(out) + "' is also the output of " +
              describe_node(g, it->second, where));
       visible.insert(out);
     }
@@ -164,7 +165,7 @@ void Checker::graph(const onnx::GraphProto& g, std::set<std::string> visible,
     node(g, i, where);
     for (const auto& a : g.node(i).attribute()) {
       const std::string inner =
-          ", in attribute " + escaped(a.name()) + " of " + describe_node(g, i, where);
+          ", in attribute " + escape(a.name()) + " of " + describe_node(g, i, where);
       if (a.has_t())
         tensor(a.t(), inner);
       for (const auto& t : a.tensors())
@@ -182,8 +183,8 @@ void Checker::graph(const onnx::GraphProto& g, std::set<std::string> visible,
 std::string describe_node(const onnx::GraphProto& graph, int index, const std::string& where) {
   const auto& n = graph.node(index);
   return "node " +
-         (n.name().empty() ? "#" + std::to_string(index + 1) : "'" + escaped(n.name()) + "'") +
-         " (" + escaped(n.op_type()) + ", node " + std::to_string(index + 1) + " of " +
+         (n.name().empty() ? "#" + std::to_string(index + 1) : "'" + escape(n.name()) + "'") +
+         " (" + escape(n.op_type()) + ", node " + std::to_string(index + 1) + " of " +
          std::to_string(graph.node_size()) + ")" + where;
 }
 

@@ -1,6 +1,7 @@
 #include "import/onnx_graph.h"
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "import/onnx_check.h"
 #include "import/onnx_control.h"
 #include "import/onnx_infer.h"
@@ -22,14 +23,14 @@ constexpr int64_t kNewestKnownOpset = 17; // Debian 12's onnx 1.12
 std::pair<std::string, std::string> split_assignment(const std::string& text, const char* what) {
   const size_t eq = text.find('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == text.size())
-    throw InputError(std::string(what) + " '" + escaped(text) + "': expected NAME=VALUE");
+    throw InputError(std::string(what) + " '" + escape(text) + "': expected NAME=VALUE");
   return {text.substr(0, eq), text.substr(eq + 1)};
 }
 
 int64_t parse_dim(const std::string& text, const std::string& context) {
   if (text.empty() || text.size() > 13 ||
       !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
-    throw InputError(context + ": expected a positive whole number, got '" + escaped(text) + "'");
+    throw InputError(context + ": expected a positive whole number, got '" + escape(text) + "'");
   const int64_t v = std::stoll(text);
   if (v < 1 || v > kMaxDim)
     throw InputError(context + ": " + text + " is out of range (1 to 2^40)");
@@ -104,41 +105,6 @@ bool data_dependent(const std::string& op) {
 
 } // namespace
 
-std::string escaped(const std::string& text) {
-  static const char* kHex = "0123456789abcdef";
-  std::string out;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '\t')
-      out += "\\t";
-    else if (c == '\r')
-      out += "\\r";
-    else if (c < 0x20 || c == 0x7f || c >= 0x80) {
-      // Bytes >= 0x80 pass when they make well-formed UTF-8 (multi-byte characters).
-      size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-      bool ok = c >= 0x80 && len > 0 && i + len <= text.size();
-      for (size_t k = 1; ok && k < len; ++k)
-        ok = (static_cast<unsigned char>(text[i + k]) & 0xc0) == 0x80;
-      if (ok && !(c == 0xe0 && static_cast<unsigned char>(text[i + 1]) < 0xa0) &&
-          !(c == 0xed && static_cast<unsigned char>(text[i + 1]) >= 0xa0) &&
-          !(c == 0xf0 && static_cast<unsigned char>(text[i + 1]) < 0x90) &&
-          !(c >= 0xf4 && (c > 0xf4 || static_cast<unsigned char>(text[i + 1]) >= 0x90))) {
-        out.append(text, i, len);
-        i += len - 1;
-        continue;
-      }
-      out += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out;
-}
-
 OnnxGraph::OnnxGraph(const std::string& path, const std::string& bytes,
                      const ImportOptions& options)
     : m_path(path) {
@@ -183,12 +149,12 @@ void OnnxGraph::bind_inputs(const ImportOptions& options) {
   std::map<std::string, int64_t> dims;
   for (const auto& d : options.dims) {
     const auto [name, value] = split_assignment(d, "--dim");
-    dims[name] = parse_dim(value, "--dim " + escaped(d));
+    dims[name] = parse_dim(value, "--dim " + escape(d));
   }
   std::map<std::string, Shape> shapes;
   for (const auto& s : options.shapes) {
     const auto [name, value] = split_assignment(s, "--shape");
-    shapes[name] = parse_shape(value, "--shape " + escaped(s));
+    shapes[name] = parse_shape(value, "--shape " + escape(s));
   }
   std::set<std::string> used_dims;
   std::string names;
@@ -196,7 +162,7 @@ void OnnxGraph::bind_inputs(const ImportOptions& options) {
   for (auto& input : *g.mutable_input()) {
     if (m_init.count(input.name()))
       continue;
-    const std::string name = escaped(input.name());
+    const std::string name = escape(input.name());
     names += (names.empty() ? "" : ", ") + name;
     const auto it = shapes.find(input.name());
     if (!input.type().has_tensor_type())
@@ -225,17 +191,17 @@ void OnnxGraph::bind_inputs(const ImportOptions& options) {
           fail("input '" + name + "' has a dimension of " + std::to_string(d->dim_value()) +
                ", above 2^40");
         m_defaulted.push_back(name + "[" + std::to_string(i) + "]" +
-                              (d->has_dim_param() ? " '" + escaped(d->dim_param()) + "'" : ""));
+                              (d->has_dim_param() ? " '" + escape(d->dim_param()) + "'" : ""));
         d->set_dim_value(1);
       }
     }
   }
   if (!shapes.empty())
-    fail("--shape " + escaped(shapes.begin()->first) +
+    fail("--shape " + escape(shapes.begin()->first) +
          ": the model has no input of that name; its inputs: " + names);
   for (const auto& [name, value] : dims)
     if (!used_dims.count(name))
-      fail("--dim " + escaped(name) + ": no input of the model has a dimension of that name");
+      fail("--dim " + escape(name) + ": no input of the model has a dimension of that name");
   if (!m_defaulted.empty()) {
     std::string list;
     for (const auto& d : m_defaulted)
@@ -272,7 +238,7 @@ void OnnxGraph::sort_nodes() {
         if (std::find(g.node(i).input().begin(), g.node(i).input().end(), in) ==
             g.node(i).input().end())
           continue; // a subgraph's own tensor
-        fail(describe(i) + " reads tensor '" + escaped(in) +
+        fail(describe(i) + " reads tensor '" + escape(in) +
              "', which is neither an input, an initializer nor a node's output");
       }
       users[it->second].push_back(i);
@@ -294,8 +260,8 @@ void OnnxGraph::sort_nodes() {
   }
   for (int i = 0; i < g.node_size(); ++i)
     if (!g.node(i).domain().empty() && g.node(i).domain() != "ai.onnx")
-      fail(describe(i) + ": op " + escaped(g.node(i).op_type()) + " of domain '" +
-           escaped(g.node(i).domain()) +
+      fail(describe(i) + ": op " + escape(g.node(i).op_type()) + " of domain '" +
+           escape(g.node(i).domain()) +
            "' is not supported; npusim maps the ops of ONNX's default domain");
   if (order.size() < static_cast<size_t>(g.node_size()))
     for (int i = 0; i < g.node_size(); ++i)
@@ -405,7 +371,7 @@ void OnnxGraph::infer(onnx::NodeProto& n, NodeInference& inference) {
   } catch (const std::exception& e) {
     std::string what = e.what();
     what = what.substr(0, what.find('\n'));
-    fail("shape inference failed: " + escaped(what.substr(0, 300)));
+    fail("shape inference failed: " + escape(what.substr(0, 300)));
   }
   if (n.input_size() > 0 && n.output_size() > 0 && !n.output(0).empty() &&
       !known_shape(inference.type(n.output(0))))
@@ -601,10 +567,10 @@ std::string OnnxGraph::unknown_reason(const std::string& tensor) const {
   const auto& n = graph().node(p->second);
   std::string reason;
   if (data_dependent(n.op_type()))
-    reason = "its size depends on the values of the data (op " + escaped(n.op_type()) +
+    reason = "its size depends on the values of the data (op " + escape(n.op_type()) +
              "), which npusim does not compute";
   else if (!onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(m_opset), n.domain()))
-    reason = "ONNX defines no op " + escaped(n.op_type()) + " at opset " + std::to_string(m_opset) +
+    reason = "ONNX defines no op " + escape(n.op_type()) + " at opset " + std::to_string(m_opset) +
              ", so nothing tells its output's shape";
   else
     reason = "neither shape inference nor folding the model's shape arithmetic tells it";
@@ -616,7 +582,7 @@ const Shape& OnnxGraph::shape(const std::string& tensor) const {
   if (it != m_shapes.end())
     return it->second;
   std::string message =
-      "the shape of tensor '" + escaped(tensor) + "' is unknown " + unknown_reason(tensor);
+      "the shape of tensor '" + escape(tensor) + "' is unknown " + unknown_reason(tensor);
   if (!m_defaulted.empty())
     message += " (unbound dimensions were taken as 1; bind them with --dim, --batch or --shape)";
   fail(message);
@@ -642,8 +608,8 @@ std::string OnnxGraph::place(const onnx::NodeProto& n, int index) const {
 
 std::string OnnxGraph::describe(const onnx::NodeProto& n, int index) const {
   const std::string number = place(n, index);
-  return "node " + (n.name().empty() ? "#" + number : "'" + escaped(n.name()) + "'") + " (" +
-         escaped(n.op_type()) + ", node " + number + " of " + std::to_string(m_nodes_in_file) + ")";
+  return "node " + (n.name().empty() ? "#" + number : "'" + escape(n.name()) + "'") + " (" +
+         escape(n.op_type()) + ", node " + number + " of " + std::to_string(m_nodes_in_file) + ")";
 }
 
 } // namespace npu::onnx_import

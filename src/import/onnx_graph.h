@@ -108,8 +108,4 @@ private:
   uint64_t m_unrolled = 0;    ///< nodes of the Loop iterations unrolled so far
 };
 
-/// `text` with control characters, backslashes and bytes that are not UTF-8 written as
-/// visible escapes (\n, \x1b, ...): how names from a model appear in messages and files.
-std::string escaped(const std::string& text);
-
 } // namespace npu::onnx_import

@@ -1,6 +1,7 @@
 #include "import/onnx_import.h"
 
 #include "common/error.h"
+#include "common/escape.h"
 #include "import/import_plan.h"
 #include "import/model_file.h"
 #include "import/onnx_graph.h"
@@ -48,8 +49,8 @@ private:
   uint64_t bytes_of(const std::string& tensor) const {
     const uint64_t bytes = elements_of(m_g, tensor) * dtype_bytes(m_o.dtype);
     if (bytes > kMaxBufferBytes)
-      m_g.fail("tensor '" + escaped(tensor) + "' takes " + std::to_string(bytes >> 30) +
-               " GiB in " + m_o.dtype + ", above the 64 GiB a testbench buffer may hold");
+      m_g.fail("tensor '" + escape(tensor) + "' takes " + std::to_string(bytes >> 30) + " GiB in " +
+               m_o.dtype + ", above the 64 GiB a testbench buffer may hold");
     return bytes;
   }
   std::string buffer_for(const std::string& tensor);
@@ -205,10 +206,10 @@ void Importer::visit(int node) {
 void Importer::generic(int node) {
   const auto& n = m_g.graph().node(node);
   if (m_o.unsupported == Unsupported::Error)
-    m_g.fail(m_g.describe(node) + ": op " + escaped(n.op_type()) +
+    m_g.fail(m_g.describe(node) + ": op " + escape(n.op_type()) +
              " has no mapping to a testbench op (--unsupported=error); by default it runs as a "
              "vector pass over its elements");
-  ++m_generic[escaped(n.op_type())];
+  ++m_generic[escape(n.op_type())];
   for (const auto& out : n.output())
     if (!out.empty() && m_g.is_data(out))
       m_g.shape(out); // its shape must be known either way
@@ -219,8 +220,7 @@ void Importer::generic(int node) {
 
 std::string Importer::kernel_name(int node) const {
   const auto& n = m_g.graph().node(node);
-  return n.name().empty() ? escaped(n.op_type()) + "_" + std::to_string(node + 1)
-                          : escaped(n.name());
+  return n.name().empty() ? escape(n.op_type()) + "_" + std::to_string(node + 1) : escape(n.name());
 }
 
 PlanKernel Importer::add_kernel(const std::string& base, const LayerOp& op) {
@@ -416,7 +416,7 @@ ImportResult Importer::run() {
   sync.stream = m_plan.streams.size() > 1 ? "device" : m_plan.streams[0];
   m_plan.steps.push_back(sync);
   m_result.nodes = m_g.nodes_in_file();
-  const std::string file = escaped(std::filesystem::path(m_g.path()).filename().string());
+  const std::string file = escape(std::filesystem::path(m_g.path()).filename().string());
   m_plan.comment = {"Imported from " + file + " by npusim import (ONNX opset " +
                         std::to_string(m_g.opset()) + "), " + m_o.dtype + ", fuse " +
                         (m_o.fuse == Fuse::None ? "none" : "elementwise") + ", " +

@@ -28,6 +28,7 @@ struct NodeInference::Impl {
   int opset(const std::string& domain) const;
   void update(const std::string& name, onnx::TypeProto* inferred);
   void run_inference(const onnx::OpSchema& schema, onnx::NodeProto& node);
+  bool inputs_typed(const onnx::NodeProto& node) const;
 
   std::unordered_map<std::string, int> opsets;
   int ir_version = 0;
@@ -77,6 +78,18 @@ void NodeInference::Impl::update(const std::string& name, onnx::TypeProto* infer
   si::mergeShapesAndTypes(*inferred, existing);
 }
 
+bool NodeInference::Impl::inputs_typed(const onnx::NodeProto& node) const {
+  for (const auto& name : node.input()) {
+    if (name.empty())
+      continue;
+    const auto it = types.find(name);
+    if (it == types.end() || !it->second ||
+        it->second->value_case() == onnx::TypeProto::VALUE_NOT_SET)
+      return false;
+  }
+  return true;
+}
+
 void NodeInference::Impl::run_inference(const onnx::OpSchema& schema, onnx::NodeProto& node) {
   si::InferenceContextImpl ctx(node, types, data, sparse, &generated, &graphs);
   try {
@@ -94,7 +107,9 @@ void NodeInference::Impl::run_inference(const onnx::OpSchema& schema, onnx::Node
     for (int i = 0; i < node.output_size(); ++i)
       if (!node.output(i).empty())
         update(node.output(i), ctx.getOutputType(static_cast<size_t>(i)));
-    if (schema.has_data_propagation_function()) {
+    // A data propagation function takes its inputs' types as known (ONNX runs it over a
+    // graph whose every tensor has one); with one missing it would read through null.
+    if (schema.has_data_propagation_function() && inputs_typed(node)) {
       si::DataPropagationContextImpl propagation(node, types, data, generated);
       schema.GetDataPropagationFunction()(propagation);
     }

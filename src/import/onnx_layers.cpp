@@ -2,6 +2,7 @@
 
 #include "common/checked_math.h"
 #include "common/error.h"
+#include "common/escape.h"
 #include "import/layer_util.h"
 
 #include <algorithm>
@@ -606,13 +607,13 @@ uint64_t elements_of(const OnnxGraph& g, const std::string& tensor) {
   for (const int64_t d : g.shape(tensor)) {
     const auto next = checked_mul(count, static_cast<uint64_t>(d));
     if (!next)
-      g.fail("tensor '" + escaped(tensor) + "' has more elements than 64 bits count");
+      g.fail("tensor '" + escape(tensor) + "' has more elements than 64 bits count");
     count = *next;
   }
   if (count == 0)
-    g.fail("tensor '" + escaped(tensor) + "' has no elements");
+    g.fail("tensor '" + escape(tensor) + "' has no elements");
   if (count > (uint64_t{1} << 40))
-    g.fail("tensor '" + escaped(tensor) + "' has " + str(count) + " elements, more than 2^40");
+    g.fail("tensor '" + escape(tensor) + "' has " + str(count) + " elements, more than 2^40");
   return count;
 }
 

@@ -1,5 +1,6 @@
 // Recurrent layers, Einsum and the normalisations as testbench ops.
 #include "common/error.h"
+#include "common/escape.h"
 #include "import/layer_util.h"
 
 #include <algorithm>
@@ -55,13 +56,13 @@ std::string expand_term(const OnnxGraph& g, std::string term, size_t rank, size_
   const size_t at = term.find("...");
   if (at == std::string::npos) {
     if (term.size() != rank)
-      g.fail("equation term '" + escaped(term) + "' has " + str(term.size()) +
+      g.fail("equation term '" + escape(term) + "' has " + str(term.size()) +
              " indices for an operand of rank " + str(rank));
     return term;
   }
   const size_t letters = term.size() - 3;
   if (letters > rank)
-    g.fail("equation term '" + escaped(term) + "' has more indices than its operand's rank " +
+    g.fail("equation term '" + escape(term) + "' has more indices than its operand's rank " +
            str(rank));
   const size_t own = rank - letters;
   std::string spelled;
@@ -91,7 +92,7 @@ std::vector<LayerOp> einsum(const OnnxGraph& g, const Node& n) {
     start = comma + 1;
   }
   if (eq.empty() || terms.size() != static_cast<size_t>(n.input_size()))
-    g.fail("attribute equation = '" + escaped(eq) + "' does not name its " + str(n.input_size()) +
+    g.fail("attribute equation = '" + escape(eq) + "' does not name its " + str(n.input_size()) +
            " operand(s)");
   size_t ellipsis = 0;
   for (size_t i = 0; i < terms.size(); ++i)

@@ -80,9 +80,15 @@ def test_shapes_dims_and_options(models, tmp_path):
                "--fuse", "elementwise", "--name", "bert128")[0] == 0
     assert tb.to_dict() == npusim.Testbench.load(written).to_dict()
     assert tb.name == "bert128"
+    # A dimension left open is taken as 1 with a warning, as on the command line.
+    with pytest.warns(UserWarning, match="unbound dimensions taken as 1: hidden_states\\[1\\] 'seq'"):
+        open_seq = npusim.import_onnx(model)
+    assert open_seq.to_dict() == npusim.import_onnx(model, dims={"seq": 1}).to_dict()
+    # A dimension the model does not have is an error, the command line's.
     with pytest.raises(npusim.ModelError) as e:
-        npusim.import_onnx(model)  # seq is left open
-    assert str(e.value) == cli_error("import", model, "-o", str(tmp_path / "x.yaml"))
+        npusim.import_onnx(model, dims={"nosuch": 3})
+    assert str(e.value) == cli_error("import", model, "-o", str(tmp_path / "x.yaml"), "--dim",
+                                     "nosuch=3")
     # A whole input shape, as a tuple or as text, is --shape.
     by_tuple = npusim.import_onnx(model, shapes={"hidden_states": (1, 64, 768)})
     by_text = npusim.import_onnx(model, shapes={"hidden_states": "1x64x768"})

@@ -69,15 +69,17 @@ DramSpec with_power(DramSpec s, uint32_t device_width_bits, const DramRailCurren
 
 // Currents per device in mA, for DRAMPower's formulas (see dram_energy.h).
 //
-// DDR4: DRAMSys memspec MICRON_4Gb_DDR4-2400_8bit_A.json (Micron 4 Gb x8 datasheet), the
-// x8 DDR4 part DRAMSys ships currents for: idd0 60.75, idd2n 38.25, idd3n 44, idd4r 184.5,
-// idd4w 168.75, idd5 118 at vdd 1.2 V; idd02 (IPP0) 4.05 at vdd2 (VPP) 2.5 V, the only VPP
-// current DRAMSys passes to DRAMPower (MemSpecDDR4::toDramPowerMemSpec). I/O: DRAMPower's
-// DDR4 constants (MemorySpecification.h): 3.7 mW per DQ/DQS pin on reads, 17 mW per
-// DQ/DQS/DM pin of write ODT, over one 0.3125 ns beat at 3200 MT/s: 3.7 x 0.3125 x 9/8 =
-// 1.30 pJ and 17 x 0.3125 x 10/8 = 6.64 pJ per data bit.
-const DramRailCurrents kDdr4Vdd = rail(1.2, 60.75, 38.25, 44.0, 184.5, 168.75, 118.0);
-const DramRailCurrents kDdr4Vpp = rail(2.5, 4.05, 0, 0, 0, 0, 0);
+// DDR4: DRAMPower memspec MICRON_8Gb_DDR4-3200_8bit_G.xml (Micron 8 Gb x8 DDR4-3200AA,
+// speed grade -062E, die revision G; the part and speed bin of the timings below):
+// idd0 57, idd2n 37, idd3n 56, idd4r 168, idd4w 155, idd5 66 at vdd 1.2 V; on vdd2 (VPP)
+// 2.5 V idd02 (IPP0) 3, idd3n2 (IPP3N) 3, idd52 (IPP5) 5. The memspec gives no IPP2N,
+// IPP4R or IPP4W: they are taken as IPP3N, the pump's standby current (an increment
+// below standby would make bursts give energy back).
+// I/O: DRAMPower's DDR4 constants (MemorySpecification.h): 3.7 mW per DQ/DQS pin on reads,
+// 17 mW per DQ/DQS/DM pin of write ODT, over one 0.3125 ns beat at 3200 MT/s:
+// 3.7 x 0.3125 x 9/8 = 1.30 pJ and 17 x 0.3125 x 10/8 = 6.64 pJ per data bit.
+const DramRailCurrents kDdr4Vdd = rail(1.2, 57.0, 37.0, 56.0, 168.0, 155.0, 66.0);
+const DramRailCurrents kDdr4Vpp = rail(2.5, 3.0, 3.0, 3.0, 3.0, 3.0, 5.0);
 // LPDDR4: DRAMSys memspec JEDEC_8Gb_LPDDR4-3200_16bit.json (the timings' source too):
 // VDD1 1.8 V idd0 3.5, idd2n 2, idd3n 2.25, idd4r 2.25, idd4w 2.25, idd5 10; VDD2 1.1 V
 // idd02 45, idd2n2 27, idd3n2 30, idd4r2 275, idd4w2 210, idd52 90. I/O from its VDDQ

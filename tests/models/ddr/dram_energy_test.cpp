@@ -85,10 +85,16 @@ TEST(DramEnergy, CountsEveryDeviceOfTheRankAndTheVppRail) {
   DramActivity a;
   a.activates = 3;
   a.writes = 2;
+  a.refreshes = 1;
+  a.active_cycles = 100;
   const BlockEnergy e = dram_energy(spec, a);
   const double ck = 0.625;
-  expect_rel(part(e, "activate"), 8 * 3 * 52 * ck * ((60.75 - 44) * 1.2 + 4.05 * 2.5));
-  expect_rel(part(e, "write"), 8 * 2 * 4 * ck * (168.75 - 44) * 1.2);
+  // Micron 8 Gb x8 DDR4-3200: VDD 1.2 V (IDD0 57, IDD3N 56, IDD4W 155, IDD5 66 mA), VPP
+  // 2.5 V (IPP0 = IPP3N = IPP4W = 3, IPP5 5 mA).
+  expect_rel(part(e, "activate"), 8 * 3 * 52 * ck * ((57 - 56) * 1.2 + (3 - 3) * 2.5));
+  expect_rel(part(e, "write"), 8 * 2 * 4 * ck * (155 - 56) * 1.2);
+  expect_rel(part(e, "refresh"), 8 * 1 * 576 * ck * ((66 - 56) * 1.2 + (5 - 3) * 2.5));
+  expect_rel(part(e, "background_active"), 8 * 100 * ck * (56 * 1.2 + 3 * 2.5));
   expect_rel(part(e, "io"), 2 * 512 * 6.640625);
 }
 
@@ -147,7 +153,7 @@ TEST(DramEnergy, ClosesTheOpenIntervalAtTheEnd) {
   const DramSpec spec = test::ddr4();
   const double longer = dram_energy(spec, s.activity(2000)).total_pj();
   const double shorter = dram_energy(spec, s.activity(1000)).total_pj();
-  expect_rel(longer - shorter, 8 * 1000 * 0.625 * 44 * 1.2);
+  expect_rel(longer - shorter, 8 * 1000 * 0.625 * (56 * 1.2 + 3 * 2.5));
 
   DramTimingState r(test::ddr4());
   r.refresh(0, 100); // active to 100 + 576 - 22 = 654

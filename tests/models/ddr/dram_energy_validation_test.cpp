@@ -6,7 +6,9 @@
 // - DRAMSys tag v5.1 = 6b0146713a89b49eb9401fd3d50d36836ba2ab89 with its DRAMPower
 //   (ebd9ff7, the classic DRAMPower 4 model), built as validation/ddr/README.md says.
 // - memspec validation/ddr/configs/dramsys/memspec/DDR4-3200AA_8Gb_x8.json: the DDR4-3200
-//   preset's timings and currents, 8 x8 devices; address mapping am_ddr4_RoBaCoBg.json;
+//   preset's timings, 8 x8 devices, and the currents of DRAMSys's MICRON_4Gb_DDR4-2400_8bit_A
+//   (which npusim runs with here, as ddr.energy keys: the preset's own currents are the
+//   Micron 8 Gb DDR4-3200 part's); address mapping am_ddr4_RoBaCoBg.json;
 //   mcconfig grpfrfcfswm_rw32.json; simconfig power.json (PowerAnalysis on).
 // - Traces: validation/ddr/gen_traces.py, streams e_* (20,000 requests; the generator below
 //   is the same), to_stl.py (one request offered per memory clock).
@@ -54,8 +56,14 @@ std::vector<MembenchAccess> stream(const std::string& name) {
 }
 
 DdrConfig ddr4_without_io() {
+  // The memspec's currents (those DRAMSys ran with); DRAMSys passes DRAMPower the VPP
+  // rail's IPP0 only.
   const std::string text = "ddr: {preset: DDR4-3200, channels: 1, ranks: 1, mapping: RoBaCoBg,\n"
-                           "      energy: {io_read_pj_per_bit: 0, io_write_pj_per_bit: 0}}\n";
+                           "      energy: {io_read_pj_per_bit: 0, io_write_pj_per_bit: 0,\n"
+                           "               IDD0_mA: 60.75, IDD2N_mA: 38.25, IDD3N_mA: 44,\n"
+                           "               IDD4R_mA: 184.5, IDD4W_mA: 168.75, IDD5_mA: 118,\n"
+                           "               IDD02_mA: 4.05, IDD2N2_mA: 0, IDD3N2_mA: 0,\n"
+                           "               IDD4R2_mA: 0, IDD4W2_mA: 0, IDD52_mA: 0}}\n";
   return read_platform_config(cfg::parse_yaml_string(text, "t.yaml"), "t.yaml").ddr;
 }
 

@@ -19,9 +19,10 @@ constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
                          Region sram_partition, const PlanTarget& target)
     : sc_module(name), icache("icache"), dma("dma"), m_config(config), m_index(index),
+      m_streams(std::max(kStreams, target.dma_channels / std::max<uint32_t>(config.units, 1))),
       m_sram(sram_partition), m_target(target),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
-      m_load_pool("loads", kStreams), m_store_pool("stores", kStreams) {
+      m_load_pool("loads", m_streams), m_store_pool("stores", m_streams) {
   SC_HAS_PROCESS(ComputeUnit);
   SC_THREAD(run);
   SC_THREAD(load_loop);
@@ -69,10 +70,25 @@ void ComputeUnit::serve() {
   }
 }
 
+namespace {
+// Where the job's operands live: arguments whose regions are in the SRAM.
+OperandPlaces operand_places(const KernelJob& job) {
+  const auto in_sram = [](const Region& r) {
+    return r.bytes > 0 && r.addr >= address_map::kSramBase && r.addr < address_map::kRegsBase;
+  };
+  std::vector<bool> args;
+  for (const Region& r : job.inputs)
+    args.push_back(in_sram(r));
+  args.push_back(in_sram(job.output));
+  return npu::operand_places(args);
+}
+} // namespace
+
 const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op) {
+  const OperandPlaces places = operand_places(job);
   // Relaunching the same kernels is common; planning searches many tile shapes.
   for (auto it = m_plans.begin(); it != m_plans.end(); ++it) {
-    if (it->op == op && it->units == job.units && it->share == job.share) {
+    if (it->op == op && it->units == job.units && it->share == job.share && it->places == places) {
       if (it != m_plans.begin()) {
         CachedPlan hit = std::move(*it);
         m_plans.erase(it);
@@ -82,7 +98,10 @@ const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op)
     }
   }
   try {
-    m_plans.push_front({op, job.units, job.share, plan_tiles(op, m_target, job.units, job.share)});
+    PlanTarget target = m_target;
+    target.places = places;
+    m_plans.push_front(
+        {op, job.units, job.share, places, plan_tiles(op, target, job.units, job.share)});
   } catch (const std::runtime_error& e) {
     throw SimulationError("launch " + std::to_string(job.launch_id) + " on compute unit " +
                           std::to_string(m_index) + ": " + e.what());
@@ -166,8 +185,9 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
     m_load_go.notify(sc_core::SC_ZERO_TIME);
     const uint64_t rc = static_cast<uint64_t>(m_config.array.rows) * m_config.array.cols;
     const uint64_t per_op = dtype_cycles_per_op(op.dtype);
+    const uint64_t per_mac = m_config.mac_cycles[static_cast<size_t>(op.dtype)];
     // The time a MAC or a vector operation takes at its engine's peak rate.
-    const double mac_ps = static_cast<double>(per_op * m_period_ps) / static_cast<double>(rc);
+    const double mac_ps = static_cast<double>(per_mac * m_period_ps) / static_cast<double>(rc);
     const double vector_op_ps =
         static_cast<double>(per_op * m_period_ps) / static_cast<double>(m_config.vector_lanes);
     for (uint64_t i = 0; i < plan.size(); ++i) {
@@ -188,7 +208,7 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
       if (tile.engine == Engine::Array) {
         m_array_ps += t_ps;
         m_peak_macs += static_cast<double>(tile.cycles) * static_cast<double>(rc) /
-                       static_cast<double>(per_op);
+                       static_cast<double>(per_mac);
       } else if (tile.engine == Engine::Vector) {
         m_vector_ps += t_ps;
         m_peak_vector_ops +=
@@ -224,12 +244,13 @@ void ComputeUnit::load_loop() {
       while (!m_running || m_next_load >= m_plan->size())
         sc_core::wait(m_load_go);
       const uint64_t i = m_next_load;
-      // Operand buffer i % buffers is free once tile i - buffers has been computed.
+      // Operand buffer i % buffers (or the slot the plan gives a resident block) is free
+      // once tile i - buffers has been computed.
       const uint64_t buffers = m_plan->buffers();
       while (i >= m_computed + buffers)
         sc_core::wait(m_computed_event);
       Tile tile = m_plan->tile(i);
-      move(tile.loads, true, (i % buffers) * m_plan->operand_buffer_bytes(), m_load_pool);
+      move(tile.loads, true, 0, m_load_pool); // the plan places them in the partition
       m_ready.push_back(std::move(tile));
       ++m_next_load;
       m_loaded.notify(sc_core::SC_ZERO_TIME);
@@ -279,10 +300,10 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
   if (descriptors.empty())
     return;
   // A lone big descriptor would keep one DMA channel busy and leave the others idle:
-  // split it (by rows, or by bytes for one row) into up to kStreams parts.
-  if (descriptors.size() < kStreams) {
+  // split it (by rows, or by bytes for one row) into up to m_streams parts.
+  if (descriptors.size() < m_streams) {
     std::vector<DmaTransfer> split;
-    const uint64_t parts_each = kStreams / descriptors.size();
+    const uint64_t parts_each = m_streams / descriptors.size();
     for (const DmaTransfer& d : descriptors) {
       const uint64_t parts =
           std::min<uint64_t>(parts_each, d.rows > 1 ? d.rows : d.row_bytes / kMinSplitBytes);

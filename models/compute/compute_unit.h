@@ -34,7 +34,8 @@ public:
   sc_core::sc_port<DmaIf> dma;                 ///< operand loads and result stores
 
   /// DMA descriptors one loader or storer keeps in flight (a tile's operands load
-  /// side by side, e.g. the A and B blocks of a matmul, on separate DMA channels).
+  /// side by side, e.g. the A and B blocks of a matmul, on separate DMA channels): at
+  /// least this many, or the unit's share of the DMA channels (channels / units).
   static constexpr unsigned kStreams = 4;
   /// Smallest part a one-row descriptor is split into to spread it over channels.
   static constexpr uint64_t kMinSplitBytes = 4096;
@@ -75,10 +76,11 @@ private:
   void store_loop();
   /// Moves a tile's transfers between their regions (read or written cyclically) and
   /// SRAM at `buffer`: every DMA descriptor of the batch is issued at once, up to
-  /// kStreams in flight, and the call returns when all are done.
+  /// m_streams in flight, and the call returns when all are done.
   void move(const std::vector<TileTransfer>& transfers, bool load, uint64_t buffer,
             WorkerPool& pool);
-  /// The tiling of `op` for this unit's share of `job`; recent plans are kept.
+  /// The tiling of `op` for this unit's share of `job` and where its operands live;
+  /// recent plans are kept.
   const TilePlan& cached_plan(const KernelJob& job, const OpSpec& op);
   void wait_cycles(uint64_t cycles);
   /// Busy cycles that touch nothing shared: the unit's thread owes them to the clock
@@ -90,6 +92,7 @@ private:
 
   ComputeConfig m_config;
   int m_index;
+  unsigned m_streams; ///< descriptors in flight per loader or storer (see kStreams)
   Region m_sram;
   PlanTarget m_target;
   uint64_t m_period_ps;
@@ -102,6 +105,7 @@ private:
     OpSpec op;
     uint32_t units = 0;
     uint32_t share = 0;
+    OperandPlaces places;
     TilePlan plan;
   };
   static constexpr size_t kCachedPlans = 64;

@@ -4,9 +4,9 @@
 
 namespace npu {
 
-GemmLowering::GemmLowering(const OpSpec& op)
+GemmLowering::GemmLowering(const OpSpec& op, bool pad_taps)
     : m_op(op), m_g(gemm_shape(op)), m_es(dtype_bytes(op.dtype)),
-      m_conv(op.kind() == OpKind::Conv2d) {
+      m_conv(op.kind() == OpKind::Conv2d), m_pad_taps(pad_taps) {
   if (m_conv)
     m_w = window_of(op);
 }
@@ -32,10 +32,10 @@ uint64_t GemmLowering::a_buffer_bytes(uint64_t mt, uint64_t kt) const {
 
 uint64_t GemmLowering::conv_patch_bytes(uint64_t m0, uint64_t mt, uint64_t cc) const {
   Tile t;
-  tile_transfers(0, m0, mt, 0, 1, 0, cc * m_w.r * m_w.s, 0, false, &t);
+  tile_transfers(0, m0, mt, 0, 1, 0, cc * m_w.r * m_w.s, 0, kSkip, false, &t);
   uint64_t bytes = 0;
-  for (size_t i = 0; i + 1 < t.loads.size(); ++i) // all but B
-    bytes += t.loads[i].bytes();
+  for (const TileTransfer& l : t.loads)
+    bytes += l.bytes();
   return bytes;
 }
 
@@ -96,15 +96,17 @@ uint64_t GemmLowering::a_descriptors(uint64_t mt, uint64_t kt) const {
 }
 
 void GemmLowering::tile_transfers(uint64_t batch, uint64_t m0, uint64_t mt, uint64_t n0,
-                                  uint64_t nt, uint64_t k0, uint64_t kt, uint64_t b_offset,
-                                  bool store, Tile* t) const {
+                                  uint64_t nt, uint64_t k0, uint64_t kt, uint64_t a_offset,
+                                  uint64_t b_offset, bool store, Tile* t) const {
   const uint64_t es = m_es, M = m_g.m, N = m_g.n, K = m_g.k;
   if (!m_conv) {
     // A is M x K, B is K x N, C is M x N, row-major, one of each per batch.
-    t->loads.push_back(
-        make_transfer(0, (batch * M * K + m0 * K + k0) * es, kt * es, mt, K * es, 0));
-    t->loads.push_back(
-        make_transfer(1, (batch * K * N + k0 * N + n0) * es, nt * es, kt, N * es, b_offset));
+    if (a_offset != kSkip)
+      t->loads.push_back(
+          make_transfer(0, (batch * M * K + m0 * K + k0) * es, kt * es, mt, K * es, a_offset));
+    if (b_offset != kSkip)
+      t->loads.push_back(
+          make_transfer(1, (batch * K * N + k0 * N + n0) * es, nt * es, kt, N * es, b_offset));
     if (store)
       t->stores.push_back(
           make_transfer(0, (batch * M * N + m0 * N + n0) * es, nt * es, mt, N * es, 0));
@@ -114,8 +116,8 @@ void GemmLowering::tile_transfers(uint64_t batch, uint64_t m0, uint64_t mt, uint
   // (channel, r, s), so a chunk is whole channels [c0, c0 + cc).
   const Window& g = m_w;
   const uint64_t rs = g.r * g.s, c0 = k0 / rs, cc = kt / rs, per_image = g.ho * g.wo;
-  uint64_t sram = 0;
-  for (uint64_t p = m0; p < m0 + mt;) {
+  uint64_t sram = a_offset;
+  for (uint64_t p = m0; a_offset != kSkip && p < m0 + mt;) {
     // The next piece: the rest of an output row, or the whole rows that follow.
     const uint64_t image = p / per_image, q = p % per_image, oh = q / g.wo, ow = q % g.wo;
     const uint64_t left = std::min(m0 + mt - p, per_image - q);
@@ -130,7 +132,8 @@ void GemmLowering::tile_transfers(uint64_t batch, uint64_t m0, uint64_t mt, uint
     }
   }
   // Weights: (c x r x s) x filters, row-major; this chunk's channels are consecutive rows.
-  t->loads.push_back(make_transfer(1, (k0 * N + n0) * es, nt * es, kt, N * es, b_offset));
+  if (b_offset != kSkip)
+    t->loads.push_back(make_transfer(1, (k0 * N + n0) * es, nt * es, kt, N * es, b_offset));
   // Output pixels are consecutive rows of filters values (NHWC).
   if (store)
     t->stores.push_back(make_transfer(0, (m0 * N + n0) * es, nt * es, mt, N * es, 0));

@@ -11,7 +11,8 @@ namespace npu {
 
 class GemmLowering {
 public:
-  explicit GemmLowering(const OpSpec& op);
+  /// `pad_taps`: the per_tap conv2d lowering (ComputeModel::pad_taps).
+  explicit GemmLowering(const OpSpec& op, bool pad_taps = false);
 
   const GemmShape& shape() const { return m_g; }
   uint64_t element_bytes() const { return m_es; }
@@ -28,11 +29,17 @@ public:
   AccessPattern c_access(uint64_t mt, uint64_t nt) const;
   /// DMA descriptors of one tile's A loads.
   uint64_t a_descriptors(uint64_t mt, uint64_t kt) const;
+  /// Reduction groups of a chunk of kt that never share a fold of the array: conv2d's
+  /// taps under the per_tap lowering (each tap's channels padded to the array), else 1.
+  uint64_t k_groups() const { return m_conv && m_pad_taps ? m_w.r * m_w.s : 1; }
+  /// Where a tile's A and B blocks go in SRAM; kSkip leaves one out (it is resident).
+  static constexpr uint64_t kSkip = ~uint64_t{0};
   /// Appends tile (batch, rows [m0, m0 + mt), columns [n0, n0 + nt), reduction
-  /// [k0, k0 + kt)) transfers: A packed from SRAM offset 0, B from `b_offset`, and the
-  /// store of its C block when `store`.
+  /// [k0, k0 + kt)) transfers: A packed from SRAM offset `a_offset`, B at `b_offset`,
+  /// and the store of its C block when `store`.
   void tile_transfers(uint64_t batch, uint64_t m0, uint64_t mt, uint64_t n0, uint64_t nt,
-                      uint64_t k0, uint64_t kt, uint64_t b_offset, bool store, Tile* t) const;
+                      uint64_t k0, uint64_t kt, uint64_t a_offset, uint64_t b_offset, bool store,
+                      Tile* t) const;
 
 private:
   uint64_t conv_patch_bytes(uint64_t m0, uint64_t mt, uint64_t cc) const;
@@ -41,6 +48,7 @@ private:
   GemmShape m_g;
   uint64_t m_es = 1;
   bool m_conv = false;
+  bool m_pad_taps = false;
   Window m_w{};
 };
 

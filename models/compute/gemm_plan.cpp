@@ -11,8 +11,11 @@ namespace {
 // Partial sums are kept in 32 bits (int32 for int8, fp32 for the float types).
 constexpr uint64_t kAccumulatorBytes = 4;
 
+using Reuse = TilePlan::Reuse;
+
 struct GemmChoice {
   uint64_t mt = 0, nt = 0, kt = 0;
+  Reuse reuse = Reuse::None;
 };
 
 // Which GEMM dimension lies along the array's rows and columns (the third streams
@@ -39,6 +42,9 @@ bool needs_accumulator(const ComputeModel& model, uint64_t k_chunks, uint64_t kt
   return k_chunks > 1 || (model.dataflow != Dataflow::OutputStationary && kt > model.array.rows);
 }
 
+// buffers x (A block + B block) + result buffers x C block + accumulator. Every operand
+// block has `buffers` slots, also the one that stays resident: the next block loads
+// into the other slot while the last tiles of the current one compute.
 uint64_t footprint(const GemmLowering& low, const PlanTarget& target, const GemmChoice& c) {
   const GemmShape& g = low.shape();
   const uint64_t es = low.element_bytes();
@@ -51,22 +57,44 @@ uint64_t footprint(const GemmLowering& low, const PlanTarget& target, const Gemm
          results * c.mt * c.nt * es + acc;
 }
 
+uint64_t tile_cycles(const GemmLowering& low, const ComputeModel& model, uint64_t mt, uint64_t nt,
+                     uint64_t kt, DType dtype) {
+  return gemm_tile_steps(model, mt, nt, kt, low.k_groups()) * model.mac_cycles_of(dtype);
+}
+
 // Array cycles of the whole op: the tiles fall into at most 2 x 2 x 2 size classes.
 double array_cycles(const GemmLowering& low, const ComputeModel& model, const GemmChoice& c,
-                    DType dtype) {
+                    DType dtype, uint32_t units) {
   const GemmShape& g = low.shape();
   const Cut cm = cut(g.m, c.mt), cn = cut(g.n, c.nt), ck = cut(g.k, c.kt);
-  double steps = 0;
+  double cycles = 0;
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
       for (int l = 0; l < 2; ++l) {
         const double count = static_cast<double>(cm.count[i]) * static_cast<double>(cn.count[j]) *
                              static_cast<double>(ck.count[l]);
         if (count > 0)
-          steps += count * static_cast<double>(gemm_tile_steps(model.dataflow, model.array,
-                                                               cm.size[i], cn.size[j], ck.size[l]));
+          cycles += count * static_cast<double>(
+                                tile_cycles(low, model, cm.size[i], cn.size[j], ck.size[l], dtype));
       }
-  return steps * static_cast<double>(g.batches) * dtype_cycles_per_op(dtype);
+  // Each share fills and drains a streaming array once (gemm_stream_ends()).
+  const double blocks = static_cast<double>(ceil_div(g.m, c.mt) * ceil_div(g.n, c.nt) * g.batches);
+  const double shares = std::min(blocks, static_cast<double>(units));
+  return cycles * static_cast<double>(g.batches) +
+         shares * static_cast<double>(gemm_stream_ends(model) * model.mac_cycles_of(dtype));
+}
+
+// How many times each operand is read in all: once per block of the other operand, or,
+// for the block that stays resident, once, plus a reload where a share starts inside a
+// row (column) of blocks.
+void passes(const GemmChoice& c, double batches, double mb, double nb, double units, double* a,
+            double* b) {
+  *a = nb;
+  *b = mb;
+  if (c.reuse == Reuse::A)
+    *a = std::min(nb, 1 + (units - 1) / (batches * mb));
+  else if (c.reuse == Reuse::B)
+    *b = std::min(mb, 1 + (units - 1) / (batches * nb));
 }
 
 // `a_pass` is low.a_pass_bytes(c.mt), worked out once per row count.
@@ -79,25 +107,25 @@ Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoi
   const auto kb = static_cast<double>(ceil_div(g.k, c.kt));
   const auto es = static_cast<double>(low.element_bytes());
   Estimate e;
-  e.compute_cycles = array_cycles(low, cost.target().model, c, dtype);
+  e.compute_cycles = array_cycles(low, cost.target().model, c, dtype, cost.units());
   e.blocks = batches * mb * nb;
   e.tiles = e.blocks * kb;
-  // A is read once per column block, B once per row block, C written once.
-  const double a_bytes = batches * a_pass * nb;
-  const double b_bytes = batches * static_cast<double>(g.k * g.n) * es * mb;
+  double a_passes = 0, b_passes = 0;
+  passes(c, batches, mb, nb, cost.units(), &a_passes, &b_passes);
+  const double a_bytes = batches * a_pass * a_passes;
+  const double b_bytes = batches * static_cast<double>(g.k * g.n) * es * b_passes;
   const double c_bytes = batches * static_cast<double>(g.m * g.n) * es;
-  e.load_bytes = a_bytes + b_bytes;
-  e.store_bytes = c_bytes;
-  // DDR time of each operand's traffic at its tiles' access pattern.
+  // Each operand's traffic at its tiles' access pattern, where the operand lives.
   const AccessPattern a = low.a_access(c.mt, c.kt), b = low.b_access(c.kt, c.nt),
                       o = low.c_access(c.mt, c.nt);
-  e.ddr_s = cost.transfer_seconds(a, a_bytes / a.bytes()) +
-            cost.transfer_seconds(b, b_bytes / b.bytes()) +
-            cost.transfer_seconds(o, c_bytes / o.bytes());
-  const auto tile_descriptors = static_cast<double>(low.a_descriptors(c.mt, c.kt) + 1);
-  e.descriptors = e.tiles * tile_descriptors + e.blocks;
-  e.first_load_s = cost.exposed_seconds(a.bytes() + b.bytes(), tile_descriptors);
-  e.last_store_s = cost.exposed_seconds(o.bytes(), 1);
+  const double a_loads = a_bytes / a.bytes(), b_loads = b_bytes / b.bytes();
+  e.load(cost, a, a_loads, 0);
+  e.load(cost, b, b_loads, 1);
+  e.store(cost, o, c_bytes / o.bytes());
+  e.descriptors = a_loads * static_cast<double>(low.a_descriptors(c.mt, c.kt)) + b_loads + e.blocks;
+  e.first_load_s = cost.exposed_seconds(
+      {{a.bytes(), static_cast<double>(low.a_descriptors(c.mt, c.kt)), 0}, {b.bytes(), 1, 1}});
+  e.last_store_s = cost.exposed_seconds({{o.bytes(), 1, CostModel::kResult}});
   return e;
 }
 
@@ -126,6 +154,8 @@ std::vector<uint64_t> k_candidates(const GemmLowering& low, uint64_t align) {
 // Among the tiles aligned to `align` that fit: the best that keeps the whole
 // reduction in one tile, unless splitting it is estimated at least kSplitGain faster
 // (the whole-k tiles that fit are too small to reuse the operands), or none fits.
+// Whole-k tiles keep the A block resident along a row of output blocks, or the B block
+// down a column; split ones reload both.
 constexpr double kSplitGain = 0.9;
 
 bool search(const GemmLowering& low, const CostModel& cost, DType dtype, const Alignment& align,
@@ -141,9 +171,17 @@ bool search(const GemmLowering& low, const CostModel& cost, DType dtype, const A
   for (uint64_t kt : k_candidates(low, align.k))
     for (size_t i = 0; i < ms.size(); ++i)
       for (uint64_t nt : ns) {
-        const GemmChoice c{ms[i], nt, kt};
-        if (footprint(low, target, c) <= target.partition_bytes)
-          (kt == g.k ? whole : split).offer(estimate(low, cost, c, dtype, a_pass[i]), c);
+        GemmChoice c{ms[i], nt, kt, Reuse::None};
+        if (footprint(low, target, c) > target.partition_bytes)
+          continue;
+        if (kt < g.k) {
+          split.offer(estimate(low, cost, c, dtype, a_pass[i]), c);
+          continue;
+        }
+        for (const Reuse r : {Reuse::A, Reuse::B}) {
+          c.reuse = r;
+          whole.offer(estimate(low, cost, c, dtype, a_pass[i]), c);
+        }
       }
   if (!whole.empty() && (split.empty() || split.best_time() > kSplitGain * whole.best_time())) {
     *chosen = whole.pick();
@@ -159,9 +197,9 @@ bool search(const GemmLowering& low, const CostModel& cost, DType dtype, const A
 
 TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Gemm, op, cost);
-  const GemmLowering low(op);
-  const GemmShape& g = low.shape();
   const PlanTarget& target = cost.target();
+  const GemmLowering low(op, target.model.pad_taps);
+  const GemmShape& g = low.shape();
   GemmChoice c;
   // Not even one fold of the array fits: partly used folds.
   if (!search(low, cost, op.dtype, alignment(target.model), &c) &&
@@ -170,6 +208,7 @@ TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
   p.m_mt = c.mt;
   p.m_nt = c.nt;
   p.m_kt = c.kt;
+  p.m_reuse = c.reuse;
   p.m_blocks = g.batches * ceil_div(g.m, c.mt) * ceil_div(g.n, c.nt);
   p.m_chunks = ceil_div(g.k, c.kt);
   p.m_a_buffer_bytes = low.a_buffer_bytes(c.mt, c.kt);
@@ -181,23 +220,52 @@ TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
       "mt=" + std::to_string(c.mt) + " nt=" + std::to_string(c.nt) + " kt=" + std::to_string(c.kt);
   if (g.batches > 1)
     p.m_shape += " batches=" + std::to_string(g.batches);
+  if (c.reuse != Reuse::None)
+    p.m_shape += c.reuse == Reuse::A ? " A resident" : " B resident";
   return p;
 }
 
 Tile TilePlan::gemm_tile(uint64_t block, uint64_t chunk) const {
-  const GemmLowering low(m_op);
+  const GemmLowering low(m_op, m_model.pad_taps);
   const GemmShape& g = low.shape();
   const uint64_t mb = ceil_div(g.m, m_mt), nb = ceil_div(g.n, m_nt);
+  // Blocks run along rows of output blocks (columns innermost), or down columns when B
+  // stays resident.
   const uint64_t batch = block / (mb * nb), in_batch = block % (mb * nb);
-  const uint64_t m0 = in_batch / nb * m_mt, n0 = in_batch % nb * m_nt, k0 = chunk * m_kt;
+  const bool down = m_reuse == Reuse::B;
+  const uint64_t row = down ? in_batch % mb : in_batch / nb;
+  const uint64_t col = down ? in_batch / mb : in_batch % nb;
+  const uint64_t m0 = row * m_mt, n0 = col * m_nt, k0 = chunk * m_kt;
   const uint64_t mt = std::min(m_mt, g.m - m0), nt = std::min(m_nt, g.n - n0),
                  kt = std::min(m_kt, g.k - k0);
+  // Operand slots: [A x buffers][B x buffers]. A tile uses slot (its index mod buffers)
+  // for a block it loads every time, and slot (the resident block's ordinal in the
+  // share mod buffers) for the block that stays; that block is loaded by its first tile.
+  const uint64_t index = (block - m_block_begin) * m_chunks + chunk;
+  const uint64_t run = down ? mb : nb; // tiles along one resident block
+  const uint64_t ordinal = block / run - m_block_begin / run;
+  const bool kept =
+      m_reuse != Reuse::None && block > m_block_begin && block / run == (block - 1) / run;
+  const uint64_t a_slot = (m_reuse == Reuse::A ? ordinal : index) % m_buffers;
+  const uint64_t b_slot = (m_reuse == Reuse::B ? ordinal : index) % m_buffers;
+  const uint64_t b_base = m_buffers * m_a_buffer_bytes;
+  const uint64_t b_bytes = m_operand_bytes - m_a_buffer_bytes;
+  const uint64_t a_at =
+      kept && m_reuse == Reuse::A ? GemmLowering::kSkip : a_slot * m_a_buffer_bytes;
+  const uint64_t b_at =
+      kept && m_reuse == Reuse::B ? GemmLowering::kSkip : b_base + b_slot * b_bytes;
   Tile t;
   t.engine = Engine::Array;
-  low.tile_transfers(batch, m0, mt, n0, nt, k0, kt, m_a_buffer_bytes, chunk + 1 == m_chunks, &t);
-  t.cycles = gemm_tile_steps(m_model.dataflow, m_model.array, mt, nt, kt) *
-             dtype_cycles_per_op(m_op.dtype);
-  t.folds = gemm_tile_folds(m_model.dataflow, m_model.array, mt, nt, kt);
+  low.tile_transfers(batch, m0, mt, n0, nt, k0, kt, a_at, b_at, chunk + 1 == m_chunks, &t);
+  t.cycles = tile_cycles(low, m_model, mt, nt, kt, m_op.dtype);
+  // A streaming array fills on the share's first tile and drains on its last.
+  if (const uint64_t ends = gemm_stream_ends(m_model); ends > 0) {
+    const uint64_t fill = m_model.array.rows, drain = ends - fill;
+    t.cycles += ((index == 0 ? fill : 0) + (index + 1 == size() ? drain : 0)) *
+                m_model.mac_cycles_of(m_op.dtype);
+  }
+
+  t.folds = gemm_tile_folds(m_model, mt, nt, kt, low.k_groups());
   t.macs = mt * nt * kt;
   return t;
 }

@@ -108,7 +108,7 @@ bool ElementwiseOp::operator==(const ElementwiseOp& o) const {
   return std::tie(elements, inputs) == std::tie(o.elements, o.inputs);
 }
 bool RowwiseOp::operator==(const RowwiseOp& o) const {
-  return std::tie(rows, cols) == std::tie(o.rows, o.cols);
+  return std::tie(rows, cols, batch, over_rows) == std::tie(o.rows, o.cols, o.batch, o.over_rows);
 }
 
 // OpKind names the variant's alternatives in order.
@@ -262,9 +262,10 @@ OpExtent op_extent(const OpSpec& op) {
   case OpKind::Softmax:
   case OpKind::Layernorm: {
     const RowwiseOp& rw = *op.rowwise();
-    const uint64_t elements = saturating_mul(rw.rows, rw.cols);
-    x.vector_ops = saturating_mul(elements, rowwise_passes(op.kind()));
-    x.bytes = saturating_product({2, elements, es});
+    const uint64_t elements = saturating_product({rw.batch, rw.rows, rw.cols});
+    x.vector_ops = saturating_mul(elements, rowwise_ops(op.kind()));
+    const uint64_t affine = op.kind() == OpKind::Layernorm ? 2 * rw.length() : 0;
+    x.bytes = saturating_mul(saturating_add(saturating_mul(2, elements), affine), es);
     break;
   }
   }

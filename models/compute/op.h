@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <variant>
@@ -72,10 +73,17 @@ struct ElementwiseOp {
   uint32_t inputs = 1; ///< 1 (unary) or 2 (binary)
   bool operator==(const ElementwiseOp& o) const;
 };
-/// softmax, layernorm: along each of `rows` rows of `cols` elements.
+/// softmax, layernorm: `batch` row-major matrices of `rows` x `cols` elements, each row
+/// normalised over its `cols` elements (the contiguous axis: a cross-lane reduction per
+/// row), or with `over_rows` each column over its `rows` elements (the reduction runs
+/// down the columns, one column per lane: no cross-lane reduction).
 struct RowwiseOp {
   uint64_t rows = 0, cols = 0;
+  uint64_t batch = 1;
+  bool over_rows = false;
   bool operator==(const RowwiseOp& o) const;
+  /// Elements of one normalised vector (a row, or a column with over_rows).
+  uint64_t length() const { return over_rows ? rows : cols; }
 };
 struct SoftmaxOp : RowwiseOp {};
 struct LayernormOp : RowwiseOp {};
@@ -116,11 +124,36 @@ struct ArrayShape {
   uint32_t cols = 32;
 };
 
+/// How a multi-pass vector kernel (softmax, layernorm) meets its data in each pass.
+enum class VectorPasses {
+  Resident, ///< rows that fit stay in SRAM from the first pass to the last: read once
+  Streamed  ///< every pass reads its rows from memory again (one loop nest per pass)
+};
+
 /// The parts of a compute unit that the cost formulas need (no SystemC).
 struct ComputeModel {
   ArrayShape array;
   Dataflow dataflow = Dataflow::OutputStationary;
   uint32_t vector_lanes = 64;
+  /// Cycles a PE spends per MAC, by DType (int8, fp16, bf16, fp32): the dtype table's
+  /// rates unless the config sets others (a bf16 array taking fp32 operands in one pass).
+  std::array<uint32_t, 4> mac_cycles{1, 2, 2, 4};
+  /// Weight (or input) stationary: the next fold's stationary operand shifts into
+  /// shadow registers while the current fold streams, so folds follow each other
+  /// without a fill; false: each fold shifts its operand in first (SCALE-Sim).
+  bool double_buffered_stationary = false;
+  /// conv2d: a fold of the array never holds the channels of two filter taps, so a tap
+  /// whose channels are fewer than the array's reduction width pads the fold (as
+  /// layouts that keep channels on the lanes do); false: im2col packs the taps.
+  bool pad_taps = false;
+  /// Cycles of one level of a cross-lane reduction tree (ceil(log2(lanes)) levels).
+  uint32_t reduction_level_cycles = 1;
+  /// Lanes (int8 operations per cycle, like vector_lanes) of the cross-lane network a
+  /// reduction along a row streams through; 0: vector_lanes (as fast as a vector op).
+  uint32_t reduction_lanes = 0;
+  VectorPasses vector_passes = VectorPasses::Resident;
+
+  uint32_t mac_cycles_of(DType type) const { return mac_cycles[static_cast<size_t>(type)]; }
 };
 
 /// Work of one unit's share of an op (no timing, no SystemC).

@@ -112,66 +112,112 @@ uint64_t patch_loads(const Window& g, uint64_t es, uint64_t image, uint64_t oh0,
 CostModel::CostModel(const PlanTarget& target, uint32_t units)
     : m_target(target), m_units(std::max<uint32_t>(units, 1)) {}
 
-double CostModel::transfer_seconds(const AccessPattern& a, double count) const {
+double CostModel::transfer_seconds(const AccessPattern& a, double count, bool sram) const {
   if (a.rows <= 0 || a.row_bytes <= 0 || count <= 0)
     return 0;
   const PlanTarget& t = m_target;
-  const auto access = static_cast<double>(std::max<uint64_t>(t.ddr_access_bytes, 1));
-  const auto page = static_cast<double>(std::max<uint64_t>(t.ddr_row_bytes, 1));
-  const double ways = std::max<uint32_t>(t.ddr_interleave, 1);
-  double bytes = a.bytes(), activations = bytes / page;
-  if (a.rows > 1 && a.stride != a.row_bytes) {
-    // Each row is whole DDR accesses; it opens a row in each channel or bank group it
-    // touches, unless rows are so close that the next one finds those rows open.
-    bytes = a.rows * std::ceil(a.row_bytes / access) * access;
-    const double pieces = std::min(ways, std::ceil(a.row_bytes / access));
-    const double per_row =
-        std::max(a.row_bytes / page, pieces * std::min(1.0, a.stride / (page * ways)));
-    activations = a.rows * per_row;
+  const bool strided = a.rows > 1 && a.stride != a.row_bytes;
+  double by_memory = 0;
+  if (sram) {
+    by_memory = t.sram_bytes_per_s > 0 ? a.bytes() / t.sram_bytes_per_s : 0.0;
+  } else {
+    const auto access = static_cast<double>(std::max<uint64_t>(t.ddr_access_bytes, 1));
+    const auto page = static_cast<double>(std::max<uint64_t>(t.ddr_row_bytes, 1));
+    const double ways = std::max<uint32_t>(t.ddr_interleave, 1);
+    double bytes = a.bytes(), activations = bytes / page;
+    if (strided) {
+      // Each row is whole DDR accesses; it opens a row in each channel or bank group it
+      // touches, unless rows are so close that the next one finds those rows open.
+      bytes = a.rows * std::ceil(a.row_bytes / access) * access;
+      const double pieces = std::min(ways, std::ceil(a.row_bytes / access));
+      const double per_row =
+          std::max(a.row_bytes / page, pieces * std::min(1.0, a.stride / (page * ways)));
+      activations = a.rows * per_row;
+    }
+    by_memory = std::max(bytes / std::max(t.ddr_bytes_per_s, 1.0),
+                         activations / std::max(t.ddr_activates_per_s, 1.0));
   }
-  const double by_bandwidth = bytes / std::max(t.ddr_bytes_per_s, 1.0);
-  const double by_activations = activations / std::max(t.ddr_activates_per_s, 1.0);
   // Little's law on the DMA: each burst (a row, or a burst-sized part of one) holds one
   // of the channels' outstanding slots for a round trip.
   const double burst = static_cast<double>(std::max<uint64_t>(t.dma_burst_bytes, 1));
-  const double bursts = a.rows > 1 && a.stride != a.row_bytes
-                            ? a.rows * std::ceil(a.row_bytes / burst)
-                            : std::ceil(a.bytes() / burst);
+  const double bursts =
+      strided ? a.rows * std::ceil(a.row_bytes / burst) : std::ceil(a.bytes() / burst);
   // As many bursts per channel as its slots and its read buffer allow.
   const double burst_len = std::min(burst, a.row_bytes);
   const double per_channel =
       std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst_len), 1.0,
                  static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
   const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) * per_channel;
-  const double by_bursts = bursts * t.latency_s / in_flight;
-  return count * std::max({by_bandwidth, by_activations, by_bursts});
+  const double by_bursts = bursts * (sram ? t.sram_latency_s : t.latency_s) / in_flight;
+  return count * std::max(by_memory, by_bursts);
 }
 
-double CostModel::exposed_seconds(double bytes, double descriptors) const {
+double CostModel::exposed_seconds(std::initializer_list<Exposed> transfers) const {
   const PlanTarget& t = m_target;
-  const double bandwidth =
-      std::min(t.ddr_bytes_per_s / static_cast<double>(m_units), t.port_bytes_per_s);
-  return t.latency_s + descriptors * t.descriptor_s / std::max<uint32_t>(t.dma_channels, 1) +
-         bytes / std::max(bandwidth, 1.0);
+  const double ddr = std::min(t.ddr_bytes_per_s / static_cast<double>(m_units), t.port_bytes_per_s);
+  const double sram = t.sram_bytes_per_s > 0 ? std::min(t.sram_bytes_per_s, t.port_bytes_per_s)
+                                             : t.port_bytes_per_s;
+  double latency = 0, seconds = 0;
+  for (const Exposed& x : transfers) {
+    const bool in_sram =
+        x.operand == kResult ? t.places.sram_output : t.places.input_in_sram(x.operand);
+    latency = std::max(latency, in_sram ? t.sram_latency_s : t.latency_s);
+    seconds += x.descriptors * t.descriptor_s / std::max<uint32_t>(t.dma_channels, 1) +
+               x.bytes / std::max(in_sram ? sram : ddr, 1.0);
+  }
+  return latency + seconds;
 }
 
-double CostModel::time(const Estimate& e) const {
+Timing CostModel::timing(const Estimate& e) const {
   const PlanTarget& t = m_target;
   const double u = m_units;
   // The slowest share owns ceil(blocks / units) blocks; the units share the memory
   // path, so memory time is the whole op's at the rate the slowest share keeps up.
   const double share = e.blocks > 0 ? std::ceil(e.blocks / u) / e.blocks : 1.0;
-  const double compute_s = e.compute_cycles * share / std::max(t.unit_hz, 1.0);
-  const double ddr_s = e.ddr_s * share * u;
-  const double port_s = e.traffic() * share * u / std::max(t.port_bytes_per_s, 1.0);
-  const double descriptor_s =
-      e.descriptors * share * u * t.descriptor_s / std::max<uint32_t>(t.dma_channels, 1);
-  const double memory_s = std::max({ddr_s, port_s, descriptor_s});
+  Timing out;
+  out.compute = e.compute_cycles * share / std::max(t.unit_hz, 1.0);
+  const double channels = std::max<uint32_t>(t.dma_channels, 1);
+  // Every load lands in SRAM and every store leaves it; operands in SRAM are read there too.
+  const double sram_side =
+      t.sram_bytes_per_s > 0 ? (e.traffic() + e.sram_bytes) / t.sram_bytes_per_s : 0.0;
+  const double port =
+      std::max(e.ddr_bytes, e.traffic() + e.sram_bytes) / std::max(t.port_bytes_per_s, 1.0);
+  const double descriptors = e.descriptors * t.descriptor_s / channels;
+  const double shared = std::max({e.ddr_s, e.sram_s, sram_side, port, descriptors}) * share * u;
+  // One loader per unit brings its tiles one after another: a round trip and the
+  // descriptors' setup per tile (a unit issues up to 4 at once) and its bytes at the
+  // unit's part of the bandwidth. Tiny tiles pay the round trip on every tile.
+  const double latency = e.ddr_bytes > 0 ? t.latency_s : t.sram_latency_s;
+  const double unit_bandwidth = std::min(
+      e.ddr_bytes > 0 || t.sram_bytes_per_s <= 0 ? t.ddr_bytes_per_s / u : t.sram_bytes_per_s,
+      t.port_bytes_per_s);
+  const double loader =
+      (e.tiles * latency + e.descriptors * t.descriptor_s / std::min(4.0, channels) +
+       e.load_bytes / std::max(unit_bandwidth, 1.0)) *
+      share;
+  out.memory = std::max(shared, loader);
   // Buffered, loads and stores overlap compute but for the first load and last store;
   // single-buffered, every transfer waits for compute and the other way round.
-  if (t.buffers >= 2)
-    return std::max(compute_s, memory_s) + e.first_load_s + e.last_store_s;
-  return compute_s + memory_s + t.latency_s;
+  out.total = t.buffers >= 2 ? std::max(out.compute, out.memory) + e.first_load_s + e.last_store_s
+                             : out.compute + out.memory + t.latency_s;
+  return out;
+}
+
+void Estimate::load(const CostModel& cost, const AccessPattern& pattern, double count,
+                    uint32_t operand) {
+  const bool sram = cost.target().places.input_in_sram(operand);
+  const double bytes = pattern.bytes() * count;
+  load_bytes += bytes;
+  (sram ? sram_bytes : ddr_bytes) += bytes;
+  (sram ? sram_s : ddr_s) += cost.transfer_seconds(pattern, count, sram);
+}
+
+void Estimate::store(const CostModel& cost, const AccessPattern& pattern, double count) {
+  const bool sram = cost.target().places.sram_output;
+  const double bytes = pattern.bytes() * count;
+  store_bytes += bytes;
+  (sram ? sram_bytes : ddr_bytes) += bytes;
+  (sram ? sram_s : ddr_s) += cost.transfer_seconds(pattern, count, sram);
 }
 
 } // namespace npu

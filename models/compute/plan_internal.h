@@ -4,7 +4,10 @@
 // vector_plan.cpp, tiling.cpp); not part of the compute model's interface.
 #include "models/compute/tiling.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <initializer_list>
+#include <tuple>
 #include <vector>
 
 namespace npu {
@@ -46,12 +49,17 @@ struct AccessPattern {
   double bytes() const { return rows * row_bytes; }
 };
 
+class CostModel;
+
 /// The planner's totals for one candidate over the whole op (all shares).
 struct Estimate {
   double compute_cycles = 0; ///< MAC-array or vector-unit cycles
   double load_bytes = 0;
   double store_bytes = 0;
-  double ddr_s = 0;       ///< DDR time of all traffic (bandwidth or row activations)
+  double ddr_bytes = 0;   ///< loads and stores whose memory side is DDR
+  double sram_bytes = 0;  ///< loads and stores of operands that sit in SRAM
+  double ddr_s = 0;       ///< DDR time of the DDR traffic (bandwidth or row activations)
+  double sram_s = 0;      ///< time of the SRAM-resident traffic (bandwidth or bursts)
   double descriptors = 0; ///< DMA descriptors
   double tiles = 0;
   double blocks = 0;       ///< output blocks (what shares split)
@@ -59,6 +67,17 @@ struct Estimate {
   double last_store_s = 0; ///< buffering cannot hide
 
   double traffic() const { return load_bytes + store_bytes; }
+  /// `count` loads of input operand `operand` in `pattern`, costed where it lives.
+  void load(const CostModel& cost, const AccessPattern& pattern, double count, uint32_t operand);
+  /// `count` stores of the result in `pattern`.
+  void store(const CostModel& cost, const AccessPattern& pattern, double count);
+};
+
+/// The parts of a candidate's estimated time (seconds, the slowest share).
+struct Timing {
+  double compute = 0; ///< its compute cycles
+  double memory = 0;  ///< its traffic: the busiest of DDR, SRAM, port, DMA, loader
+  double total = 0;   ///< both, overlapped as the buffering allows, and what is exposed
 };
 
 /// The planner's view of the hardware: how long traffic and compute take.
@@ -68,13 +87,24 @@ public:
   /// Memory time of `count` repetitions of an access pattern, the longest of: its bytes
   /// at the DDR's peak (each row rounded up to whole DDR accesses), its DDR row
   /// activations, and its DMA bursts with at most channels x outstanding in flight for
-  /// a round trip each.
-  double transfer_seconds(const AccessPattern& a, double count) const;
-  /// Time of one unit moving `bytes` alone (latency plus the unit's bandwidth).
-  double exposed_seconds(double bytes, double descriptors) const;
+  /// a round trip each. In SRAM (`sram`): its bytes at the SRAM's bandwidth and its bursts.
+  double transfer_seconds(const AccessPattern& a, double count, bool sram = false) const;
+  /// One transfer a unit makes with nothing to hide it: `bytes` in `descriptors` of input
+  /// operand `operand`, or of the result when `operand` is kResult.
+  struct Exposed {
+    double bytes = 0;
+    double descriptors = 1;
+    uint32_t operand = 0;
+  };
+  static constexpr uint32_t kResult = ~0u;
+  /// Time of one unit moving these alone: the longest round trip among them (DDR's, or
+  /// SRAM's for operands in SRAM), their descriptors' setup, and their bytes at the unit's
+  /// bandwidth from where each lives.
+  double exposed_seconds(std::initializer_list<Exposed> transfers) const;
   /// Estimated time of the slowest share: compute against memory (overlapped when
   /// buffered), plus the first load and last store.
-  double time(const Estimate& e) const;
+  Timing timing(const Estimate& e) const;
+  double time(const Estimate& e) const { return timing(e).total; }
   const PlanTarget& target() const { return m_target; }
   uint32_t units() const { return m_units; }
 
@@ -83,29 +113,31 @@ private:
   uint32_t m_units;
 };
 
-/// Keeps every offered candidate and picks the best: lowest estimated time; among
-/// those within 1% of it, least traffic, then fewest tiles; first offered on a tie.
+/// Keeps every offered candidate and picks the best: lowest estimated time. Among those
+/// within 1% of it: when the best is bound by compute, the fewest compute cycles, then
+/// the least DDR traffic; when bound by memory, the least DDR traffic, then the fewest
+/// compute cycles; then the fewest tiles; the first offered on a tie.
 template <typename Choice> class Best {
 public:
   explicit Best(const CostModel& cost) : m_cost(cost) {}
-  void offer(const Estimate& e, const Choice& c) { m_all.push_back({m_cost.time(e), e, c}); }
+  void offer(const Estimate& e, const Choice& c) { m_all.push_back({m_cost.timing(e), e, c}); }
   bool empty() const { return m_all.empty(); }
   /// The lowest estimated time offered (seconds).
-  double best_time() const {
-    double best = m_all.front().time;
-    for (const auto& x : m_all)
-      best = std::min(best, x.time);
-    return best;
-  }
+  double best_time() const { return best().time.total; }
   Choice pick() const {
     constexpr double kTolerance = 1.01;
-    const double best = best_time();
+    const Entry& fastest = best();
+    const bool compute_bound = fastest.time.compute >= fastest.time.memory;
+    const auto key = [&](const Entry& x) {
+      const double traffic = x.est.ddr_bytes + 1e-3 * x.est.sram_bytes;
+      return compute_bound ? std::make_tuple(x.est.compute_cycles, traffic, x.est.tiles)
+                           : std::make_tuple(traffic, x.est.compute_cycles, x.est.tiles);
+    };
     const Entry* chosen = nullptr;
     for (const auto& x : m_all) {
-      if (x.time > best * kTolerance)
+      if (x.time.total > fastest.time.total * kTolerance)
         continue;
-      if (!chosen || x.est.traffic() < chosen->est.traffic() ||
-          (x.est.traffic() == chosen->est.traffic() && x.est.tiles < chosen->est.tiles))
+      if (!chosen || key(x) < key(*chosen))
         chosen = &x;
     }
     return chosen->choice;
@@ -113,10 +145,17 @@ public:
 
 private:
   struct Entry {
-    double time;
+    Timing time;
     Estimate est;
     Choice choice;
   };
+  const Entry& best() const {
+    const Entry* b = &m_all.front();
+    for (const auto& x : m_all)
+      if (x.time.total < b->time.total)
+        b = &x;
+    return *b;
+  }
   const CostModel& m_cost;
   std::vector<Entry> m_all;
 };
@@ -145,6 +184,8 @@ public:
   static TilePlan window_chunks(const OpSpec& op, const CostModel& cost, TilePlan p);
   static TilePlan elementwise(const OpSpec& op, const CostModel& cost);
   static TilePlan rowwise(const OpSpec& op, const CostModel& cost);
+  /// softmax and layernorm normalising down the columns (RowwiseOp::over_rows).
+  static TilePlan columns(const OpSpec& op, const CostModel& cost);
   static TilePlan cycles(const OpSpec& op);
   /// Share `share` of `units` owns blocks [ceil(B s / u), ceil(B (s + 1) / u)).
   static void assign_share(TilePlan* plan, uint32_t units, uint32_t share);

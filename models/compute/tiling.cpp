@@ -48,6 +48,19 @@ TilePlan plan_tiles(const OpSpec& op, const ComputeModel& model, uint64_t partit
   return plan_tiles(op, target, units, share);
 }
 
+OperandPlaces operand_places(const std::vector<bool>& args_in_sram) {
+  OperandPlaces places;
+  const size_t n = args_in_sram.size();
+  if (n == 0)
+    return places;
+  const size_t inputs = n > 1 ? n - 1 : 1;
+  for (uint32_t j = 0; j < 4; ++j) // no op has more than 3 input operands
+    if (args_in_sram[j % inputs])
+      places.sram_inputs |= 1u << j;
+  places.sram_output = args_in_sram[n - 1];
+  return places;
+}
+
 TilePlan PlanBuilder::start(TilePlan::Kind kind, const OpSpec& op, const CostModel& cost) {
   TilePlan p;
   p.m_kind = kind;
@@ -67,26 +80,36 @@ void PlanBuilder::assign_share(TilePlan* p, uint32_t units, uint32_t share) {
 Tile TilePlan::tile(uint64_t index) const {
   const uint64_t block = m_block_begin + index / m_chunks;
   const uint64_t chunk = index % m_chunks;
+  Tile t;
   switch (m_kind) {
-  case Kind::Cycles: {
-    Tile t;
+  case Kind::Cycles:
     t.cycles = m_op.as<CyclesOp>().cycles;
     return t;
-  }
   case Kind::Gemm:
-    return gemm_tile(block, chunk);
+    return gemm_tile(block, chunk); // places its blocks in the operand slots itself
   case Kind::Window:
-    return window_tile(block);
+    t = window_tile(block);
+    break;
   case Kind::WindowChunks:
-    return window_chunk_tile(block, chunk);
+    t = window_chunk_tile(block, chunk);
+    break;
   case Kind::Elementwise:
-    return elementwise_tile(block);
+    t = elementwise_tile(block);
+    break;
   case Kind::Rows:
-    return rows_tile(block);
+    t = rows_tile(block, chunk);
+    break;
   case Kind::RowChunks:
-    return row_chunk_tile(block, chunk);
+    t = row_chunk_tile(block, chunk);
+    break;
+  case Kind::Columns:
+    t = columns_tile(block, chunk);
+    break;
   }
-  return {};
+  // Operand buffer (index mod buffers) of the partition.
+  for (TileTransfer& l : t.loads)
+    l.sram_offset += index % m_buffers * m_operand_bytes;
+  return t;
 }
 
 Tile TilePlan::window_tile(uint64_t block) const {
@@ -165,19 +188,25 @@ Tile TilePlan::elementwise_tile(uint64_t block) const {
   return t;
 }
 
-Tile TilePlan::rows_tile(uint64_t block) const {
+Tile TilePlan::rows_tile(uint64_t block, uint64_t chunk) const {
   const RowwiseOp& rw = *m_op.rowwise();
-  const uint64_t C = rw.cols, r0 = block * m_rt, rt = std::min(m_rt, rw.rows - r0);
+  const uint64_t C = rw.cols, r0 = block * m_rt, rt = std::min(m_rt, rw.batch * rw.rows - r0);
+  const uint32_t passes = rowwise_passes(m_op.kind());
+  // Resident rows: one tile runs every pass. Streamed: one tile per pass, each loading x.
+  const uint32_t first = m_chunks > 1 ? static_cast<uint32_t>(chunk) : 0;
+  const uint32_t end = m_chunks > 1 ? first + 1 : passes;
   Tile t;
   t.engine = Engine::Vector;
   t.loads.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
-  if (m_op.kind() == OpKind::Layernorm) // gamma then beta
-    t.loads.push_back(make_transfer(1, 0, 2 * C * m_es, 1, 2 * C * m_es, m_rt * C * m_es));
-  t.stores.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
-  t.cycles =
-      rt * (rowwise_passes(m_op.kind()) * vector_cycles(C, m_model.vector_lanes, m_op.dtype) +
-            rowwise_reductions(m_op.kind()) * reduction_cycles(m_model.vector_lanes));
-  t.vector_ops = rowwise_passes(m_op.kind()) * rt * C;
+  if (end == passes) {
+    if (m_op.kind() == OpKind::Layernorm) // gamma then beta
+      t.loads.push_back(make_transfer(1, 0, 2 * C * m_es, 1, 2 * C * m_es, m_rt * C * m_es));
+    t.stores.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
+  }
+  for (uint32_t p = first; p < end; ++p) {
+    t.cycles += row_pass_cycles(m_model, m_op.kind(), p, rt, C, m_op.dtype);
+    t.vector_ops += rowwise_pass_ops(m_op.kind(), p) * rt * C;
+  }
   return t;
 }
 
@@ -195,10 +224,35 @@ Tile TilePlan::row_chunk_tile(uint64_t block, uint64_t chunk) const {
   }
   if (last_pass)
     t.stores.push_back(make_transfer(0, (block * C + c0) * m_es, n * m_es, 1, n * m_es, 0));
-  t.cycles = vector_cycles(n, m_model.vector_lanes, m_op.dtype);
-  if (pass < rowwise_reductions(m_op.kind()) && j + 1 == per_pass)
-    t.cycles += reduction_cycles(m_model.vector_lanes);
-  t.vector_ops = n;
+  const auto p = static_cast<uint32_t>(pass);
+  // The reduction tree ends the pass, after its last chunk.
+  t.cycles = row_piece_cycles(m_model, m_op.kind(), p, n, C, m_op.dtype, j + 1 == per_pass);
+  t.vector_ops = rowwise_pass_ops(m_op.kind(), p) * n;
+  return t;
+}
+
+Tile TilePlan::columns_tile(uint64_t block, uint64_t chunk) const {
+  const RowwiseOp& rw = *m_op.rowwise();
+  const uint64_t R = rw.rows, C = rw.cols, per_matrix = ceil_div(C, m_rt);
+  const uint64_t matrix = block / per_matrix, c0 = block % per_matrix * m_rt;
+  const uint64_t n = std::min(m_rt, C - c0), at = (matrix * R * C + c0) * m_es;
+  const uint32_t passes = rowwise_passes(m_op.kind());
+  const uint32_t first = m_chunks > 1 ? static_cast<uint32_t>(chunk) : 0;
+  const uint32_t end = m_chunks > 1 ? first + 1 : passes;
+  Tile t;
+  t.engine = Engine::Vector;
+  // All R rows of n columns: each lane keeps one column; reductions run down the rows.
+  t.loads.push_back(make_transfer(0, at, n * m_es, R, C * m_es, 0));
+  if (end == passes) {
+    if (m_op.kind() == OpKind::Layernorm) // gamma then beta, one per row
+      t.loads.push_back(make_transfer(1, 0, 2 * R * m_es, 1, 2 * R * m_es, R * m_rt * m_es));
+    t.stores.push_back(make_transfer(0, at, n * m_es, R, C * m_es, 0));
+  }
+  for (uint32_t p = first; p < end; ++p) {
+    t.cycles +=
+        rowwise_pass_ops(m_op.kind(), p) * R * vector_cycles(n, m_model.vector_lanes, m_op.dtype);
+    t.vector_ops += rowwise_pass_ops(m_op.kind(), p) * R * n;
+  }
   return t;
 }
 
@@ -243,10 +297,10 @@ void operand_sizes(const OpSpec& op, std::vector<uint64_t>* inputs, uint64_t* re
   case OpKind::Softmax:
   case OpKind::Layernorm: {
     const RowwiseOp& rw = *op.rowwise();
-    inputs->push_back(rw.rows * rw.cols * es);
+    inputs->push_back(rw.batch * rw.rows * rw.cols * es);
     if (op.kind() == OpKind::Layernorm)
-      inputs->push_back(2 * rw.cols * es);
-    *result = rw.rows * rw.cols * es;
+      inputs->push_back(2 * rw.length() * es);
+    *result = rw.batch * rw.rows * rw.cols * es;
     return;
   }
   }

@@ -15,18 +15,52 @@ namespace npu {
 ///  output_stationary: ceil(mt/rows) x ceil(nt/cols) folds of kt + rows + cols - 2.
 ///  weight_stationary: ceil(kt/rows) x ceil(nt/cols) folds of mt + 2 rows + cols - 2.
 ///  input_stationary: ceil(kt/rows) x ceil(mt/cols) folds of nt + 2 rows + cols - 2.
+/// With a double-buffered stationary operand (ComputeModel::double_buffered_stationary)
+/// weight and input stationary folds stream back to back, from one tile to the next:
+/// the next fold's operand shifts in while the current one streams, so a tile takes
+/// folds x max(T, rows), T = mt (WS) or nt (IS); the first shift and the last drain
+/// (gemm_stream_ends()) are paid once by a unit's share of the op.
+/// `k_groups`: the reduction is that many equal groups that never share a fold (conv2d
+/// taps under the per_tap lowering); the folds along k are k_groups x ceil(kt / k_groups
+/// / rows) for WS and IS.
+uint64_t gemm_tile_steps(const ComputeModel& model, uint64_t mt, uint64_t nt, uint64_t kt,
+                         uint64_t k_groups = 1);
 uint64_t gemm_tile_steps(Dataflow dataflow, const ArrayShape& array, uint64_t mt, uint64_t nt,
                          uint64_t kt);
+/// Steps a share of a GEMM adds to its tiles' gemm_tile_steps(): with a double-buffered
+/// stationary operand, rows to shift the first one in and rows + cols - 2 to drain the
+/// last results (2 rows + cols - 2); else 0 (every fold pays its own).
+uint64_t gemm_stream_ends(const ComputeModel& model);
 /// Folds of the array one tile takes (the first factor of gemm_tile_steps()).
+uint64_t gemm_tile_folds(const ComputeModel& model, uint64_t mt, uint64_t nt, uint64_t kt,
+                         uint64_t k_groups = 1);
 uint64_t gemm_tile_folds(Dataflow dataflow, const ArrayShape& array, uint64_t mt, uint64_t nt,
                          uint64_t kt);
 /// Cycles of `ops` element operations of type `dtype` on `lanes` vector lanes.
 uint64_t vector_cycles(uint64_t ops, uint32_t lanes, DType dtype);
 /// Cycles of one cross-lane reduction (a tree): ceil(log2(lanes)).
 uint64_t reduction_cycles(uint32_t lanes);
-/// Passes over the data and reductions among them, for softmax and layernorm.
+/// Passes over the data and reductions among them, for softmax and layernorm: 3 passes,
+/// the first two end in a reduction (max, sum; mean, variance).
 uint32_t rowwise_passes(OpKind kind);
 uint32_t rowwise_reductions(OpKind kind);
+/// Element operations per element in pass `pass` (softmax 1, 3, 1; layernorm 1, 3, 4),
+/// and over all passes (5; 8).
+uint32_t rowwise_pass_ops(OpKind kind, uint32_t pass);
+uint32_t rowwise_ops(OpKind kind);
+/// One cross-lane reduction of a row of `cols` elements: a tree of ceil(log2(width))
+/// levels of model.reduction_level_cycles each, over the elements of one vector (or the
+/// row, if shorter).
+uint64_t row_reduction_cycles(const ComputeModel& model, uint64_t cols, DType dtype);
+/// Vector-unit cycles of `n` elements of a row of `cols` in pass `pass`: its element
+/// operations one vector after another; in a reducing pass the reduction operation runs
+/// on the cross-lane network (ComputeModel::reduction_lanes) and, with `tree`, the row's
+/// reduction tree ends it.
+uint64_t row_piece_cycles(const ComputeModel& model, OpKind kind, uint32_t pass, uint64_t n,
+                          uint64_t cols, DType dtype, bool tree);
+/// row_piece_cycles() of `rows` whole rows of `cols` elements, trees included.
+uint64_t row_pass_cycles(const ComputeModel& model, OpKind kind, uint32_t pass, uint64_t rows,
+                         uint64_t cols, DType dtype);
 
 /// Which engine computes a tile.
 enum class Engine { None, Array, Vector };
@@ -47,7 +81,11 @@ struct TileTransfer {
 
 /// One SRAM tile: what to load, how long it computes, what to store afterwards.
 struct Tile {
+  /// Loads' sram_offset is from the start of the partition (the operand slots fill its
+  /// first TilePlan::buffers() x operand_buffer_bytes()); an operand block that stays
+  /// resident from an earlier tile is not loaded again.
   std::vector<TileTransfer> loads;
+  /// Stores' sram_offset is from the start of the result buffer the tile writes.
   std::vector<TileTransfer> stores; ///< empty unless the tile finishes results
   Engine engine = Engine::None;
   uint64_t cycles = 0;     ///< unit cycles of compute
@@ -55,6 +93,24 @@ struct Tile {
   uint64_t macs = 0;       ///< useful MACs on the array
   uint64_t vector_ops = 0; ///< useful element operations on the vector unit
 };
+
+/// Which of an op's operands sit in SRAM (launch arguments whose regions are in the
+/// on-chip scratchpad): their tiles are SRAM-to-SRAM copies that cost no DDR traffic.
+struct OperandPlaces {
+  uint32_t sram_inputs = 0; ///< bit j: input operand j
+  bool sram_output = false;
+
+  bool input_in_sram(uint32_t j) const { return j < 32 && ((sram_inputs >> j) & 1u) != 0; }
+  bool operator==(const OperandPlaces& o) const {
+    return sram_inputs == o.sram_inputs && sram_output == o.sram_output;
+  }
+};
+
+/// Where an op's operands live when launch argument i sits in SRAM where
+/// `args_in_sram[i]`: the inputs are every argument but the last (the only one, if one),
+/// the result goes to the last, and input operand j reads argument j mod inputs. No
+/// arguments: all in DDR (the kernel's workspace).
+OperandPlaces operand_places(const std::vector<bool>& args_in_sram);
 
 /// What the planner knows of the hardware that a unit's tiles move through: the
 /// unit, its SRAM partition and buffering, the DMA engine and the path to DDR. The
@@ -78,6 +134,9 @@ struct PlanTarget {
   uint64_t ddr_row_bytes = 2048;        ///< one bank's row (page)
   uint32_t ddr_interleave = 4;          ///< rows consecutive addresses spread over
   double ddr_activates_per_s = 400e6;   ///< row activations per second, all channels
+  double sram_bytes_per_s = 0;          ///< SRAM banks x bank width x clock (0: no limit)
+  double sram_latency_s = 0;            ///< a read's round trip, DMA to SRAM and back
+  OperandPlaces places;                 ///< where this launch's operands live
 };
 
 /// The chosen tiling of one share, for reports (sums over the share's tiles).
@@ -99,6 +158,10 @@ struct TilingSummary {
 /// buffers, the result buffers and an accumulator (see footprint_bytes()).
 class TilePlan {
 public:
+  /// GEMM: which operand block stays in SRAM across consecutive tiles (whole-k tiles):
+  /// A (tiles run along a row of output blocks) or B (down a column of them).
+  enum class Reuse : uint8_t { None, A, B };
+
   /// Tiles of this share.
   uint64_t size() const { return (m_block_end - m_block_begin) * m_chunks; }
   /// Tile `index` (0 <= index < size()).
@@ -129,23 +192,26 @@ public:
 
 private:
   friend class PlanBuilder;
-  enum class Kind { Cycles, Gemm, Window, WindowChunks, Elementwise, Rows, RowChunks };
+  enum class Kind { Cycles, Gemm, Window, WindowChunks, Elementwise, Rows, RowChunks, Columns };
 
   Tile gemm_tile(uint64_t block, uint64_t chunk) const;
   Tile window_tile(uint64_t block) const;
   Tile window_chunk_tile(uint64_t block, uint64_t chunk) const;
   Tile elementwise_tile(uint64_t block) const;
-  Tile rows_tile(uint64_t block) const;
+  Tile rows_tile(uint64_t block, uint64_t chunk) const;
   Tile row_chunk_tile(uint64_t block, uint64_t chunk) const;
+  Tile columns_tile(uint64_t block, uint64_t chunk) const;
 
   Kind m_kind = Kind::Cycles;
+  Reuse m_reuse = Reuse::None;
   OpSpec m_op;
   ComputeModel m_model;
   uint64_t m_es = 1; ///< element bytes
   uint32_t m_buffers = 2;
   // Tile dimensions (which apply depends on the kind).
   uint64_t m_mt = 0, m_nt = 0, m_kt = 0; ///< gemm (conv2d: kt = channels x r x s)
-  uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< window: output rows, cols, channels; rows
+  uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< window: output rows, cols, channels; rows;
+                                         ///< columns (over_rows softmax, layernorm)
   uint64_t m_te = 0;                     ///< elementwise elements; row chunk elements
   uint64_t m_rc = 0, m_sc = 0;           ///< window chunks: rows and columns of the window
   uint64_t m_blocks = 1;

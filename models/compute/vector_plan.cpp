@@ -54,9 +54,9 @@ Estimate window_estimate(const OpSpec& op, const CostModel& cost, const Window& 
   e.blocks =
       images * static_cast<double>(ceil_div(g.ho, c.rt) * ceil_div(g.wo, c.wt)) * channel_blocks;
   e.tiles = e.blocks;
-  e.load_bytes = images * patches +
-                 e.blocks / channel_blocks * static_cast<double>(g.channels * weights_per_channel);
-  e.store_bytes = images * static_cast<double>(g.ho * g.wo * g.channels * es);
+  const double loads = images * patches + e.blocks / channel_blocks *
+                                              static_cast<double>(g.channels * weights_per_channel);
+  const double stores = images * static_cast<double>(g.ho * g.wo * g.channels * es);
   const double per_tile = patch_bytes(g, c.rt, c.wt, c.cc, es);
   const AccessPattern patch =
       c.cc == g.channels
@@ -64,12 +64,12 @@ Estimate window_estimate(const OpSpec& op, const CostModel& cost, const Window& 
           : AccessPattern{per_tile / static_cast<double>(c.cc * es), static_cast<double>(c.cc * es),
                           static_cast<double>(g.channels * es)};
   const double out_tile = static_cast<double>(c.rt * c.wt * c.cc * es);
-  e.ddr_s = cost.transfer_seconds(patch, e.load_bytes / per_tile) +
-            cost.transfer_seconds(linear(out_tile), e.store_bytes / out_tile);
+  e.load(cost, patch, loads / per_tile, 0);
+  e.store(cost, linear(out_tile), stores / out_tile);
   e.descriptors = e.tiles * static_cast<double>(patch_transfers(g, c.rt, c.cc) + 1 +
                                                 (weights_per_channel ? 1 : 0));
-  e.first_load_s = cost.exposed_seconds(per_tile, 2);
-  e.last_store_s = cost.exposed_seconds(out_tile, 1);
+  e.first_load_s = cost.exposed_seconds({{per_tile, 1, 0}, {0, 1, 1}});
+  e.last_store_s = cost.exposed_seconds({{out_tile, 1, CostModel::kResult}});
   return e;
 }
 
@@ -153,14 +153,15 @@ TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
     e.compute_cycles =
         static_cast<double>(ct.count[0] * vector_cycles(ct.size[0], lanes, op.dtype) +
                             ct.count[1] * vector_cycles(ct.size[1], lanes, op.dtype));
-    e.load_bytes = static_cast<double>(inputs * E * es);
-    e.store_bytes = static_cast<double>(E * es);
     const auto tile_bytes = static_cast<double>(te * es);
-    e.ddr_s = cost.transfer_seconds(linear(tile_bytes), e.tiles * static_cast<double>(inputs + 1));
+    const double count = static_cast<double>(E) / static_cast<double>(te);
+    for (uint32_t j = 0; j < inputs; ++j)
+      e.load(cost, linear(tile_bytes), count, j);
+    e.store(cost, linear(tile_bytes), count);
     e.descriptors = e.tiles * static_cast<double>(inputs + 1);
-    e.first_load_s =
-        cost.exposed_seconds(tile_bytes * static_cast<double>(inputs), static_cast<double>(inputs));
-    e.last_store_s = cost.exposed_seconds(tile_bytes, 1);
+    e.first_load_s = inputs > 1 ? cost.exposed_seconds({{tile_bytes, 1, 0}, {tile_bytes, 1, 1}})
+                                : cost.exposed_seconds({{tile_bytes, 1, 0}});
+    e.last_store_s = cost.exposed_seconds({{tile_bytes, 1, CostModel::kResult}});
     best.offer(e, te);
   }
   // Below the alignment when not even 64 elements per operand fit.
@@ -175,39 +176,52 @@ TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
 }
 
 TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
+  if (op.rowwise()->over_rows)
+    return columns(op, cost);
   TilePlan p = start(TilePlan::Kind::Rows, op, cost);
-  const uint64_t R = op.rowwise()->rows, C = op.rowwise()->cols, es = p.m_es,
+  const uint64_t R = op.rowwise()->batch * op.rowwise()->rows, C = op.rowwise()->cols, es = p.m_es,
                  P = cost.target().partition_bytes;
-  const uint32_t lanes = cost.target().model.vector_lanes;
+  const ComputeModel& model = cost.target().model;
   const bool affine = op.kind() == OpKind::Layernorm; // gamma and beta, 2 x cols
-  const uint64_t passes = rowwise_passes(op.kind()), reductions = rowwise_reductions(op.kind());
-  const uint64_t row_cycles =
-      passes * vector_cycles(C, lanes, op.dtype) + reductions * reduction_cycles(lanes);
+  const uint32_t passes = rowwise_passes(op.kind());
+  uint64_t row_cycles = 0;
+  for (uint32_t pass = 0; pass < passes; ++pass)
+    row_cycles += row_pass_cycles(model, op.kind(), pass, 1, C, op.dtype);
   const uint64_t extra = affine ? 2 * C * es : 0;
+  // Streamed passes read x once per pass, in a tile per pass; a block's result then
+  // takes several tiles, and one result buffer (TilePlan::result_buffers()).
+  const uint64_t reads = model.vector_passes == VectorPasses::Streamed ? passes : 1;
+  const uint64_t results = reads > 1 ? 1 : p.m_buffers;
   Best<uint64_t> best(cost);
   for (uint64_t rt : tile_candidates(R, 1)) {
-    if (p.m_buffers * (rt * C * es + extra + rt * C * es) > P)
+    if (p.m_buffers * (rt * C * es + extra) + results * rt * C * es > P)
       continue;
     Estimate e;
-    e.blocks = e.tiles = static_cast<double>(ceil_div(R, rt));
+    e.blocks = static_cast<double>(ceil_div(R, rt));
+    e.tiles = e.blocks * static_cast<double>(reads);
     e.compute_cycles = static_cast<double>(R * row_cycles);
-    e.load_bytes = static_cast<double>(R * C * es) + e.tiles * static_cast<double>(extra);
-    e.store_bytes = static_cast<double>(R * C * es);
     const auto tile_bytes = static_cast<double>(rt * C * es);
-    e.ddr_s = cost.transfer_seconds(linear(tile_bytes), 2 * e.tiles) +
-              (affine ? cost.transfer_seconds(linear(static_cast<double>(extra)), e.tiles) : 0);
-    e.descriptors = e.tiles * (affine ? 3 : 2);
-    e.first_load_s = cost.exposed_seconds(tile_bytes + static_cast<double>(extra), affine ? 2 : 1);
-    e.last_store_s = cost.exposed_seconds(tile_bytes, 1);
+    const double count = static_cast<double>(R) / static_cast<double>(rt);
+    e.load(cost, linear(tile_bytes), count * static_cast<double>(reads), 0);
+    if (affine)
+      e.load(cost, linear(static_cast<double>(extra)), e.blocks, 1);
+    e.store(cost, linear(tile_bytes), count);
+    e.descriptors = e.tiles + e.blocks * (affine ? 2 : 1);
+    e.first_load_s = cost.exposed_seconds(
+        {{tile_bytes, 1, 0}, {static_cast<double>(extra), affine ? 1.0 : 0.0, 1}});
+    e.last_store_s = cost.exposed_seconds({{tile_bytes, 1, CostModel::kResult}});
     best.offer(e, rt);
   }
   if (!best.empty()) {
     p.m_rt = best.pick();
     p.m_blocks = ceil_div(R, p.m_rt);
+    p.m_chunks = reads;
     p.m_operand_bytes = p.m_rt * C * es + extra;
     p.m_a_buffer_bytes = p.m_rt * C * es;
     p.m_result_bytes = p.m_rt * C * es;
     p.m_shape = "rows=" + std::to_string(p.m_rt);
+    if (reads > 1)
+      p.m_shape += " streamed passes=" + std::to_string(reads);
     return p;
   }
   // A row does not fit: every pass streams the row in chunks (x, and for layernorm
@@ -224,6 +238,61 @@ TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
   p.m_operand_bytes = (affine ? 3 : 1) * chunk * es;
   p.m_result_bytes = chunk * es;
   p.m_shape = "row chunks=" + std::to_string(chunk);
+  return p;
+}
+
+TilePlan PlanBuilder::columns(const OpSpec& op, const CostModel& cost) {
+  TilePlan p = start(TilePlan::Kind::Columns, op, cost);
+  const RowwiseOp& rw = *op.rowwise();
+  const uint64_t R = rw.rows, C = rw.cols, es = p.m_es, P = cost.target().partition_bytes;
+  const ComputeModel& model = cost.target().model;
+  const uint64_t extra = op.kind() == OpKind::Layernorm ? 2 * R * es : 0; // gamma, beta
+  const uint32_t passes = rowwise_passes(op.kind());
+  const uint64_t reads = model.vector_passes == VectorPasses::Streamed ? passes : 1;
+  const uint64_t results = reads > 1 ? 1 : p.m_buffers;
+  const uint64_t per_vector =
+      std::max<uint64_t>(1, model.vector_lanes / dtype_cycles_per_op(op.dtype));
+  Best<uint64_t> best(cost);
+  // Whole vectors of columns where they fit, else fewer columns than lanes.
+  std::vector<uint64_t> widths = tile_candidates(C, per_vector);
+  if (R * std::min(C, per_vector) * es * (p.m_buffers + results) > P)
+    widths = tile_candidates(C, 1);
+  for (uint64_t ct : widths) {
+    const uint64_t block_bytes = R * ct * es;
+    if (p.m_buffers * (block_bytes + extra) + results * block_bytes > P)
+      continue;
+    Estimate e;
+    const Cut cc = cut(C, ct);
+    double cycles = 0;
+    for (int i = 0; i < 2; ++i)
+      cycles += static_cast<double>(cc.count[i] * R * rowwise_ops(op.kind()) *
+                                    vector_cycles(cc.size[i], model.vector_lanes, op.dtype));
+    e.blocks = static_cast<double>(rw.batch * ceil_div(C, ct));
+    e.tiles = e.blocks * static_cast<double>(reads);
+    e.compute_cycles = static_cast<double>(rw.batch) * cycles;
+    const AccessPattern block{static_cast<double>(R), static_cast<double>(ct * es),
+                              static_cast<double>(C * es)};
+    e.load(cost, block, e.tiles, 0);
+    if (extra > 0)
+      e.load(cost, linear(static_cast<double>(extra)), e.blocks, 1);
+    e.store(cost, block, e.blocks);
+    e.descriptors = e.tiles + e.blocks * (extra > 0 ? 2 : 1);
+    e.first_load_s = cost.exposed_seconds(
+        {{static_cast<double>(block_bytes), 1, 0}, {static_cast<double>(extra), 1, 1}});
+    e.last_store_s =
+        cost.exposed_seconds({{static_cast<double>(block_bytes), 1, CostModel::kResult}});
+    best.offer(e, ct);
+  }
+  if (best.empty())
+    too_small(op, P);
+  p.m_rt = best.pick();
+  p.m_blocks = rw.batch * ceil_div(C, p.m_rt);
+  p.m_chunks = reads;
+  p.m_operand_bytes = R * p.m_rt * es + extra;
+  p.m_result_bytes = R * p.m_rt * es;
+  p.m_shape = "columns=" + std::to_string(p.m_rt) + " of " + std::to_string(R) + " rows";
+  if (reads > 1)
+    p.m_shape += " streamed passes=" + std::to_string(reads);
   return p;
 }
 

@@ -35,6 +35,10 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   const double activate_ps = dram.t.FAW > 0 ? dram.t.FAW * dram.tck_ps / 4.0
                                             : std::max<uint32_t>(dram.t.RRD_S, 1) * dram.tck_ps;
   t.ddr_activates_per_s = config.ddr.channels * dram.ranks / (activate_ps * 1e-12);
+  const SramConfig& sram = config.sram;
+  t.sram_bytes_per_s = static_cast<double>(sram.banks) * sram.bank_width_bytes * sram.frequency_hz;
+  t.sram_latency_s = 4.0 * static_cast<double>(config.interconnect.hop_latency_ps) * 1e-12 +
+                     sram.latency_cycles / sram.frequency_hz;
   return t;
 }
 

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <ostream>
+#include <unordered_map>
 
 namespace npu {
 
@@ -225,20 +226,31 @@ nlohmann::ordered_json tiling_json(const OpTiling& t) {
 
 } // namespace
 
-void add_tilings(const std::vector<KernelTiling>& tilings, nlohmann::ordered_json* kernels) {
+void add_tilings(const std::vector<KernelTiling>& tilings, const LaunchTable& table,
+                 const Peaks& peaks, nlohmann::ordered_json* kernels) {
+  std::unordered_map<std::string, size_t> index;
+  for (size_t i = 0; i < table.kernels().size(); ++i)
+    index.emplace(table.kernels()[i], i);
   for (const KernelTiling& k : tilings) {
-    if (!kernels->contains(k.kernel) || (*kernels)[k.kernel].contains("tiling"))
+    const auto at = index.find(k.kernel);
+    if (at == index.end() || !kernels->contains(k.kernel) ||
+        (*kernels)[k.kernel].contains("tiling"))
       continue; // never launched, or a second kernel of the same name
     nlohmann::ordered_json ops = nlohmann::ordered_json::array();
-    double bound_ns = 0;
-    for (const OpTiling& t : k.ops) {
+    for (const OpTiling& t : k.ops)
       ops.push_back(tiling_json(t));
-      bound_ns += std::max(t.compute_bound_ns, t.memory_bound_ns);
-    }
     nlohmann::ordered_json& kernel = (*kernels)[k.kernel];
     kernel["tiling"] = std::move(ops);
-    // The roofline bound of the whole launch (its ops run one after another) against
-    // the mean execute phase.
+    // The roofline bound of its launches as they ran, against the mean execute phase:
+    // their work at the peak rates of the units they ran on, or the bytes they moved to
+    // and from DDR at the DDR's peak, whichever is longer (per launch, on average).
+    const LaunchWork& work = table.work()[at->second];
+    const double launches = kernel.value("launches", 1.0);
+    const double memory_ns = peaks.dram_bytes_per_s > 0 ? static_cast<double>(work.dram_bytes) /
+                                                              peaks.dram_bytes_per_s * 1e9
+                                                        : 0.0;
+    const double bound_ns =
+        std::max(static_cast<double>(work.compute_roof_ps) / 1e3, memory_ns) / launches;
     const double execute_ns = kernel["execute"].value("mean_ns", 0.0);
     nlohmann::ordered_json roofline;
     roofline["bound_ns"] = bound_ns;
@@ -252,7 +264,7 @@ namespace {
 
 // Per kernel: its launch count, the distribution of each phase, and its tilings.
 nlohmann::ordered_json kernels_json(const LaunchTable& table,
-                                    const std::vector<KernelTiling>& tilings) {
+                                    const std::vector<KernelTiling>& tilings, const Peaks& peaks) {
   nlohmann::ordered_json kernels = nlohmann::ordered_json::object();
   for (const auto& group : report_detail::group_by_kernel(table)) {
     nlohmann::ordered_json kernel;
@@ -265,7 +277,7 @@ nlohmann::ordered_json kernels_json(const LaunchTable& table,
     }
     kernels[table.kernels()[group.kernel]] = std::move(kernel);
   }
-  add_tilings(tilings, &kernels);
+  add_tilings(tilings, table, peaks, &kernels);
   return kernels;
 }
 
@@ -349,7 +361,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
     built = make_launch_table(report.launches);
   const LaunchTable& table = report.table.empty() ? built : report.table;
 
-  j["kernels"] = kernels_json(table, report.tilings);
+  j["kernels"] = kernels_json(table, report.tilings, report.peaks);
   j["host"] = host_json(report);
   add_blocks(report.blocks, j);
   if (!report.events.empty())

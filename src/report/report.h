@@ -87,8 +87,10 @@ struct RunReport {
   double wall_s = 0; ///< wall-clock seconds of the simulation (the only non-deterministic field)
 };
 
-/// Adds each kernel's "tiling" (per op) and "roofline" to the report's "kernels".
-void add_tilings(const std::vector<KernelTiling>& tilings, nlohmann::ordered_json* kernels);
+/// Adds each kernel's "tiling" (per op) and "roofline" (from its launches in `table`) to
+/// the report's "kernels".
+void add_tilings(const std::vector<KernelTiling>& tilings, const LaunchTable& table,
+                 const Peaks& peaks, nlohmann::ordered_json* kernels);
 
 /// mean / p50 / p99 / max of a set of durations, in nanoseconds.
 struct Distribution {

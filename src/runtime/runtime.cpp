@@ -243,6 +243,12 @@ LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& ar
       check_live(args[i], "launch of '" + k.desc.name + "' (argument " + std::to_string(i) + ")");
     r.args.push_back({args[i].addr, args[i].bytes});
   }
+  LoadedKernel& first = m_kernels.at(kernel.id);
+  if (!first.launched) {
+    first.launched = true;
+    for (const Buffer& b : args)
+      first.first_sram_args.push_back(b.memory == MemoryKind::Sram);
+  }
   r.stream = stream.id;
   r.stream_name = m_stream_names.at(stream.id);
   r.async = async;

@@ -82,6 +82,11 @@ public:
   /// Loads a kernel's binary into DDR (untimed, like loading a module at start-up).
   Kernel load_kernel(const KernelDesc& desc);
   const KernelDesc& kernel(Kernel k) const { return m_kernels.at(k.id).desc; }
+  /// Which arguments of the kernel's first launch were SRAM buffers (empty before its
+  /// first launch, or for a launch without arguments).
+  const std::vector<bool>& first_launch_sram_args(Kernel k) const {
+    return m_kernels.at(k.id).first_sram_args;
+  }
   /// Kernels loaded so far (ids 0 to count - 1).
   uint32_t kernel_count() const { return static_cast<uint32_t>(m_kernels.size()); }
 
@@ -163,6 +168,8 @@ private:
     KernelDesc desc;
     uint32_t device_index = 0;
     uint64_t binary_addr = 0;
+    bool launched = false;
+    std::vector<bool> first_sram_args; ///< see first_launch_sram_args()
   };
 
   /// A buffer malloc() returned and free() has not released.

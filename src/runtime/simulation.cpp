@@ -137,15 +137,18 @@ std::string Simulation::describe_waits() const {
 
 namespace {
 
-// How the planner tiled each op of `desc` (every share, as the units run it), and the
-// op's roofline bound on this platform.
-KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
+// How the planner tiled each op of `desc` (every share, as the units run it) with its
+// operands where its first launch had them, and the op's roofline bound on this
+// platform: its work at the units' peak rates, its DDR bytes at the DDR's peak.
+KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config,
+                       const OperandPlaces& places) {
   KernelTiling k;
   k.kernel = desc.name;
   const ComputeConfig& cc = config.compute;
   const uint64_t partition =
       (config.sram.size_bytes - config.sram.buffer_bytes) / cc.units / 64 * 64;
-  const PlanTarget target = plan_target_of(config, partition);
+  PlanTarget target = plan_target_of(config, partition);
+  target.places = places;
   const uint32_t units = std::max<uint32_t>(desc.units, 1);
   std::vector<OpSpec> ops{desc.op};
   ops.insert(ops.end(), desc.fused.begin(), desc.fused.end());
@@ -171,17 +174,19 @@ KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config) {
         t.load_bytes[i] += s.load_bytes[i];
       t.store_bytes += s.store_bytes;
     }
-    const double cpo = dtype_cycles_per_op(op.dtype);
-    const double cycles =
-        op.kind() == OpKind::Cycles
-            ? static_cast<double>(op.as<CyclesOp>().cycles)
-            : (static_cast<double>(t.macs) / (static_cast<double>(cc.array.rows) * cc.array.cols) +
-               static_cast<double>(t.vector_ops) / cc.vector_lanes) *
-                  cpo / units;
+    const double cycles = op.kind() == OpKind::Cycles
+                              ? static_cast<double>(op.as<CyclesOp>().cycles)
+                              : (static_cast<double>(t.macs) * cc.model().mac_cycles_of(op.dtype) /
+                                     (static_cast<double>(cc.array.rows) * cc.array.cols) +
+                                 static_cast<double>(t.vector_ops) * dtype_cycles_per_op(op.dtype) /
+                                     cc.vector_lanes) /
+                                    units;
     t.compute_bound_ns = cycles / cc.frequency_hz * 1e9;
-    double bytes = static_cast<double>(t.store_bytes);
-    for (uint64_t b : t.load_bytes)
-      bytes += static_cast<double>(b);
+    // Only DDR traffic counts: operands in SRAM move SRAM to SRAM.
+    double bytes = places.sram_output ? 0.0 : static_cast<double>(t.store_bytes);
+    for (size_t i = 0; i < t.load_bytes.size(); ++i)
+      if (!places.input_in_sram(static_cast<uint32_t>(i)))
+        bytes += static_cast<double>(t.load_bytes[i]);
     t.memory_bound_ns = bytes / target.ddr_bytes_per_s * 1e9;
     k.ops.push_back(std::move(t));
   }
@@ -262,7 +267,9 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   }
   report.events = m_runtime->event_measurements();
   for (uint32_t i = 0; i < m_runtime->kernel_count(); ++i)
-    report.tilings.push_back(tiling_of(m_runtime->kernel(Kernel{i}), m_platform->config()));
+    report.tilings.push_back(
+        tiling_of(m_runtime->kernel(Kernel{i}), m_platform->config(),
+                  operand_places(m_runtime->first_launch_sram_args(Kernel{i}))));
   for (const LeakedBuffer& b : m_runtime->live_buffers()) {
     ++report.leaks.buffers;
     report.leaks.bytes += b.bytes;

@@ -30,7 +30,7 @@ double kernel_min_time_ps(const KernelDesc& kernel, const PlatformConfig& config
       const char* what;
     } bounds[] = {
         {static_cast<double>(x.unit_cycles) * period_ps, "its cycles"},
-        {static_cast<double>(x.macs) * cpo /
+        {static_cast<double>(x.macs) * cc.mac_cycles[static_cast<size_t>(op.dtype)] /
              (units * static_cast<double>(cc.array.rows) * cc.array.cols) * period_ps,
          "its MACs at the MAC arrays' peak rate"},
         {static_cast<double>(x.vector_ops) * cpo / (units * cc.vector_lanes) * period_ps,

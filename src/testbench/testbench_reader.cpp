@@ -156,6 +156,8 @@ void read_op_sizes(cfg::Section& s, OpSpec& op) {
                                                  : op.as<LayernormOp>();
     rw.rows = read_dim(s, "rows");
     rw.cols = read_dim(s, "cols");
+    rw.batch = static_cast<uint64_t>(s.integer("batch", 1, 1, int64_t{1} << 24));
+    rw.over_rows = s.choice("axis", "cols", {"cols", "rows"}) == "rows";
     break;
   }
   }

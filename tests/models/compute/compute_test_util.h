@@ -52,7 +52,8 @@ struct OneLaunch {
 };
 
 inline OneLaunch run_one(const std::string& yaml, const OpSpec& op,
-                         const std::vector<uint64_t>& input_bytes, uint64_t output_bytes) {
+                         const std::vector<uint64_t>& input_bytes, uint64_t output_bytes,
+                         MemoryKind where = MemoryKind::Ddr) {
   OneLaunch out;
   out.config = config_from_yaml(yaml);
   Simulation sim(out.config);
@@ -62,8 +63,8 @@ inline OneLaunch run_one(const std::string& yaml, const OpSpec& op,
     const Kernel k = rt.load_kernel(kernel("k", op));
     std::vector<Buffer> args;
     for (uint64_t b : input_bytes)
-      args.push_back(rt.malloc(b));
-    args.push_back(rt.malloc(output_bytes));
+      args.push_back(rt.malloc(b, where));
+    args.push_back(rt.malloc(output_bytes, where));
     rt.launch(k, args);
   });
   EXPECT_EQ(out.report.launches.size(), 1u);

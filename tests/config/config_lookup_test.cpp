@@ -51,20 +51,21 @@ TEST(ConfigLookup, ThePackageFolderComesBeforeTheSourceTree) {
   EXPECT_EQ(find_config("edge-npu", dir.path().string()), fs::canonical(mine).string());
   EXPECT_EQ(find_config("datacenter-gpu", dir.path().string()),
             fs::canonical(kSourceConfigs / "datacenter-gpu.yaml").string());
-  EXPECT_EQ(
-      config_names(dir.path().string()),
-      (std::vector<std::string>{"datacenter-gpu", "datacenter-npu", "edge-npu", "only-here"}));
+  EXPECT_EQ(config_names(dir.path().string()),
+            (std::vector<std::string>{"datacenter-gpu", "datacenter-npu", "edge-npu", "only-here",
+                                      "tpu-v3-core"}));
 }
 
 TEST(ConfigLookup, AnUnknownNameListsTheConfigsAndGuesses) {
   const InputError e = input_error([] { find_config("edge-npux"); });
   EXPECT_EQ(std::string(e.what()),
             "--config edge-npux: error: no such file, and no config of that name; expected a "
-            "path or one of datacenter-gpu, datacenter-npu, edge-npu (the configs in " +
+            "path or one of datacenter-gpu, datacenter-npu, edge-npu, tpu-v3-core (the configs "
+            "in " +
                 fs::canonical(kSourceConfigs).string() + "); did you mean 'edge-npu'?");
   const InputError far = input_error([] { find_config("tpu"); });
   EXPECT_FALSE(contains(far.what(), "did you mean")) << far.what();
-  EXPECT_TRUE(contains(far.what(), "one of datacenter-gpu, datacenter-npu, edge-npu"))
+  EXPECT_TRUE(contains(far.what(), "one of datacenter-gpu, datacenter-npu, edge-npu, tpu-v3-core"))
       << far.what();
 }
 

@@ -99,7 +99,7 @@ status=0
   cat "$tmp/bad.err" >&2
   fail "npusim run --config edge-npux: expected one line on stderr and nothing on stdout"
 }
-expect_in "npusim: --config edge-npux: error: no such file, and no config of that name; expected a path or one of datacenter-gpu, datacenter-npu, edge-npu (the configs in $prefix/share/npusim/configs); did you mean 'edge-npu'?" "$tmp/bad.err"
+expect_in "npusim: --config edge-npux: error: no such file, and no config of that name; expected a path or one of datacenter-gpu, datacenter-npu, edge-npu, tpu-v3-core (the configs in $prefix/share/npusim/configs); did you mean 'edge-npu'?" "$tmp/bad.err"
 
 # 6. The Python package (where the build has it), installed into the prefix's
 # site-packages: imported from elsewhere with that folder on the path, it finds configs by

@@ -384,7 +384,8 @@ TEST_F(CliTest, ConfigsByNameFromAnyWorkingDirectory) {
   EXPECT_EQ(slurp(m_dir / "o.txt"), "");
   EXPECT_EQ(slurp(m_dir / "e.txt"),
             "npusim: --config edge-npux: error: no such file, and no config of that name; "
-            "expected a path or one of datacenter-gpu, datacenter-npu, edge-npu (the configs in " +
+            "expected a path or one of datacenter-gpu, datacenter-npu, edge-npu, tpu-v3-core (the "
+            "configs in " +
                 configs.string() + "); did you mean 'edge-npu'?\n");
 }
 

@@ -13,10 +13,12 @@ testbenches/bench/, testbenches/sweeps/ testbenches, testbenches/workloads/; wit
 reference config (configs/*.yaml) on one data path (interconnect.granularity burst and
 64B), run with --out and --trace. Outputs compared: report.json and launches.csv without
 wall-clock keys or columns (names containing "wall"; a C++ host program's own path in
-report.json), the trace byte for byte, and the exit status. Workloads that take minutes (the LLM and batch-8 ones) run only with --all.
+report.json), the trace byte for byte, and the exit status. A testbench that a config
+refuses (exit status 2, such as one asking for more compute units than the config has) is
+a case too: its exit status and its error line are compared. Workloads that take minutes (the LLM and batch-8 ones) run only with --all.
 
 Exit status: 0 every case identical (check) or recorded (record), 1 some case differs or a
-run failed (a case must exit 0), 2 bad arguments.
+run failed (a case must exit 0, or 2 for a refused input), 2 bad arguments.
 """
 
 import argparse
@@ -189,7 +191,7 @@ def main():
             for fut in concurrent.futures.as_completed(futures):
                 case, digests, kept, seconds = fut.result()
                 total += seconds
-                if digests["rc"] != "0":
+                if digests["rc"] not in ("0", "2"):
                     problems.append("%s: exit status %s" % (case, digests["rc"]))
                 if args.mode == "record":
                     index[case] = digests

@@ -8,6 +8,40 @@
 #include <map>
 #include <set>
 
+namespace npu::onnx_import {
+namespace {
+
+// An Einsum equation without spaces, split into its operands' terms and the result after
+// "->" (`explicit_result` false where the equation has no arrow).
+struct EinsumEquation {
+  std::string text;
+  std::vector<std::string> terms;
+  std::string result;
+  bool explicit_result = false;
+};
+
+EinsumEquation split_einsum(std::string eq) {
+  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
+  EinsumEquation e;
+  const size_t arrow = eq.find("->");
+  e.explicit_result = arrow != std::string::npos;
+  if (e.explicit_result)
+    e.result = eq.substr(arrow + 2);
+  const std::string lhs = eq.substr(0, arrow);
+  for (size_t start = 0;;) {
+    const size_t comma = lhs.find(',', start);
+    e.terms.push_back(lhs.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos)
+      break;
+    start = comma + 1;
+  }
+  e.text = std::move(eq);
+  return e;
+}
+
+} // namespace
+} // namespace npu::onnx_import
+
 namespace npu::onnx_import::layer {
 
 // LSTM, GRU, RNN: the input projection of every step at once, the recurrent product of each
@@ -78,19 +112,10 @@ std::string expand_term(const OnnxGraph& g, std::string term, size_t rank, size_
 // only and k in both but not the result (so its MACs are the product of every extent).
 std::vector<LayerOp> einsum(const OnnxGraph& g, const Node& n) {
   const auto* eq_attr = attr(n, "equation");
-  std::string eq = eq_attr ? eq_attr->s() : "";
-  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  const size_t arrow = eq.find("->");
-  const std::string lhs = eq.substr(0, arrow);
-  std::string rhs = arrow == std::string::npos ? "" : eq.substr(arrow + 2);
-  std::vector<std::string> terms;
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
+  EinsumEquation split = split_einsum(eq_attr ? eq_attr->s() : "");
+  const std::string& eq = split.text;
+  std::string& rhs = split.result;
+  std::vector<std::string>& terms = split.terms;
   if (eq.empty() || terms.size() != static_cast<size_t>(n.input_size()))
     g.fail("attribute equation = '" + escape(eq) + "' does not name its " + str(n.input_size()) +
            " operand(s)");
@@ -183,18 +208,9 @@ std::optional<Shape> einsum_shape(const onnx::NodeProto& node, const std::vector
   for (const auto& a : node.attribute())
     if (a.name() == "equation")
       eq = a.s();
-  eq.erase(std::remove(eq.begin(), eq.end(), ' '), eq.end());
-  const size_t arrow = eq.find("->");
-  std::vector<std::string> terms;
-  const std::string lhs = eq.substr(0, arrow);
-  for (size_t start = 0;;) {
-    const size_t comma = lhs.find(',', start);
-    terms.push_back(lhs.substr(start, comma == std::string::npos ? comma : comma - start));
-    if (comma == std::string::npos)
-      break;
-    start = comma + 1;
-  }
-  if (eq.empty() || terms.size() != shapes.size())
+  const EinsumEquation split = split_einsum(eq);
+  const std::vector<std::string>& terms = split.terms;
+  if (split.text.empty() || terms.size() != shapes.size())
     return std::nullopt;
   size_t ellipsis = 0;
   for (size_t i = 0; i < terms.size(); ++i)
@@ -225,13 +241,13 @@ std::optional<Shape> einsum_shape(const onnx::NodeProto& node, const std::vector
   for (size_t k = 0; k < ellipsis; ++k)
     ell += static_cast<char>(0x80 + k);
   std::string rhs;
-  if (arrow == std::string::npos) {
+  if (!split.explicit_result) {
     rhs = ell;
     for (const auto& [c, n] : seen)
       if (n == 1 && std::isalpha(static_cast<unsigned char>(c)))
         rhs += c;
   } else {
-    rhs = eq.substr(arrow + 2);
+    rhs = split.result;
     if (const size_t at = rhs.find("..."); at != std::string::npos)
       rhs.replace(at, 3, ell);
   }

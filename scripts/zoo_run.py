@@ -127,9 +127,15 @@ def evaluate(entry, folder, npusim, configs, timeout):
                 row["runs"][config] = run_model(npusim, tb, config, work, timeout)
     finally:
         shutil.rmtree(work)
-    for r in [row] + list(row["runs"].values()):  # messages name the model as the table does
-        if "error" in r:
-            r["error"] = r["error"].replace(folder + os.sep, "").replace(work + os.sep, "")
+    return relative_errors(row, [folder, work])
+
+
+def relative_errors(row, folders):
+    """Error messages name the model as the table does: relative to the zoo's folder."""
+    for r in [row] + list(row["runs"].values()):
+        for folder in folders:
+            if "error" in r:
+                r["error"] = r["error"].replace(folder + os.sep, "")
     return row
 
 
@@ -245,7 +251,7 @@ def main():
     rows, done, missing = [], {}, []
     if args.rows and os.path.exists(args.rows):  # resume: models already measured
         with open(args.rows) as f:
-            done = {r["model"]: r for r in map(json.loads, f)}
+            done = {r["model"]: relative_errors(r, [folder]) for r in map(json.loads, f)}
     for entry in entries:
         row = done.get(entry[0])
         if not row and args.measured_only:

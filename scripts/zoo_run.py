@@ -202,14 +202,18 @@ def totals(rows, configs):
         within = sum(1 for r in rows if mac_error(r, c) is not None and abs(mac_error(r, c)) <= 1)
         text.append("%s: %d run (%.1f%%), %d with simulated MACs within 1%% of the count" %
                     (c, ran, 100.0 * ran / max(n, 1), within))
-    slow = [r for r in rows if r["import_ok"] and r["size_mb"] >= 1 and
-            r["import_s"] > max(1.0, r["size_mb"] / 100)]
+    def over(r, seconds):  # over 1 s per 100 MB, and over 1 s
+        return r["import_ok"] and r["size_mb"] >= 1 and seconds > max(1.0, r["size_mb"] / 100)
+
+    slow = [r for r in rows if over(r, r["import_s"])]
+    slow_cpu = [r for r in rows if over(r, r.get("import_cpu_s", r["import_s"]))]
     heavy = [r for r in rows if r["import_ok"] and r["size_mb"] >= 50 and
              r["import_rss_mb"] > 2 * r["size_mb"]]
     slowest = max((r for r in rows if r["import_ok"] and r["size_mb"] >= 50),
                   key=lambda r: r["import_s"] / r["size_mb"], default=None)
-    text.append("imports over 1 s per 100 MB: %d; peak RSS over twice the model's size (models "
-                "of 50 MB and more): %d" % (len(slow), len(heavy)) +
+    text.append("imports over 1 s per 100 MB: %d in wall time, %d in CPU time; peak RSS over "
+                "twice the model's size (models of 50 MB and more): %d" %
+                (len(slow), len(slow_cpu), len(heavy)) +
                 ("; slowest of 50 MB and more: %s, %.2f s wall per 100 MB" %
                  (slowest["model"], 100 * slowest["import_s"] / slowest["size_mb"])
                  if slowest else ""))

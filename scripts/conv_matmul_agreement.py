@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Runs each conv2d of the SCALE-Sim reference table (tests/models/compute/data/
+scalesim_compute.csv) and the matmul of its lowered GEMM (m = images x Ho x Wo,
+n = filters, k = C x R x S) through the whole platform, on every shipped reference config,
+every dataflow, with the operands in DDR or in SRAM, and prints the ratio of their execute
+phases and whether each kernel's printed roofline bound stays below its execute.
+
+conv2d runs with `compute.conv_lowering=im2col` (the lowering that is the same GEMM; per_tap
+pads each tap's channels to the array and so is a different GEMM by design). SRAM cases
+enlarge the SRAM (`sram.size=64MiB`, `sram.buffer_space=32MiB`) so that every operand fits.
+With operands in DDR a conv2d may legitimately beat its matmul where DDR binds: it reads its
+input once, not the R x S-times larger im2col matrix.
+
+  /usr/bin/python3 scripts/conv_matmul_agreement.py [--npusim build/npusim] [--jobs 2]
+      [--configs edge-npu,...] [--memory sram|ddr|both] [--check]
+
+About 1,100 runs of two small kernels: a few minutes on two cores.
+
+With --check the exit status is 1 unless every SRAM case agrees within 5% and no roofline
+bound is above its execute.
+"""
+import argparse
+import concurrent.futures
+import csv
+import itertools
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONFIGS = ("edge-npu", "datacenter-npu", "datacenter-gpu", "tpu-v3-core")
+DATAFLOWS = ("output_stationary", "weight_stationary", "input_stationary")
+ES = 4  # fp32
+
+
+def conv_cases():
+    """name -> (images, h, w, c, filters, r, s, stride, m per image, n, k) of each conv2d."""
+    out = {}
+    with open(os.path.join(ROOT, "tests", "models", "compute", "data", "scalesim_compute.csv")) as f:
+        for row in csv.reader(line for line in f if not line.startswith("#")):
+            if len(row) > 12 and row[1] == "conv2d" and row[0] not in out:
+                m, n, k, images, h, w, c, filters, r, s, stride = map(int, row[2:13])
+                out[row[0]] = (images, h, w, c, filters, r, s, stride, m, n, k)
+    return out
+
+
+def testbench(case, memory):
+    images, h, w, c, filters, r, s, stride, m, n, k = case
+    return f"""name: conv_vs_matmul
+kernels:
+  conv: {{op: conv2d, n: {images}, c: {c}, h: {h}, w: {w}, k: {filters}, r: {r}, s: {s}, stride: {stride}, pad: 0, binary: 4KiB, dtype: fp32}}
+  mm: {{op: matmul, m: {images * m}, n: {n}, k: {k}, binary: 4KiB, dtype: fp32}}
+buffers:
+  x: {{size: {images * h * w * c * ES}, memory: {memory}}}
+  a: {{size: {images * m * k * ES}, memory: {memory}}}
+  w: {{size: {k * n * ES}, memory: {memory}}}
+  o: {{size: {images * m * n * ES}, memory: {memory}}}
+streams: [s]
+program:
+  - launch: {{kernel: conv, stream: s, args: [x, w, o]}}
+  - launch: {{kernel: mm, stream: s, args: [a, w, o]}}
+"""
+
+
+def run(npusim, scratch, name, case, config, dataflow, memory):
+    d = os.path.join(scratch, "_".join((name, config, dataflow, memory)))
+    os.makedirs(d)
+    with open(os.path.join(d, "tb.yaml"), "w") as f:
+        f.write(testbench(case, memory))
+    sets = ["compute.dataflow=" + dataflow, "compute.conv_lowering=im2col"]
+    if memory == "sram":
+        sets += ["sram.size=64MiB", "sram.buffer_space=32MiB"]
+    cmd = [npusim, "run", "--config", os.path.join(ROOT, "configs", config + ".yaml"),
+           "--testbench", os.path.join(d, "tb.yaml"), "--out", os.path.join(d, "out")]
+    for s in sets:
+        cmd += ["--set", s]
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode:
+        return None, p.stderr.strip().splitlines()[-1]
+    with open(os.path.join(d, "out", "report.json")) as f:
+        kernels = json.load(f)["kernels"]
+    execute = {n: kernels[n]["roofline"]["execute_ns"] for n in ("conv", "mm")}
+    above = [n for n in ("conv", "mm")
+             if kernels[n]["roofline"]["bound_ns"] > kernels[n]["roofline"]["execute_ns"]]
+    return execute, above
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--npusim", default=os.path.join(ROOT, "build", "npusim"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--configs", default=",".join(CONFIGS))
+    ap.add_argument("--memory", choices=("sram", "ddr", "both"), default="both")
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args()
+    cases = conv_cases()
+    memories = ("ddr", "sram") if args.memory == "both" else (args.memory,)
+    jobs = list(itertools.product(cases, args.configs.split(","), DATAFLOWS, memories))
+    with tempfile.TemporaryDirectory() as scratch:
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            results = list(pool.map(
+                lambda j: run(args.npusim, scratch, j[0], cases[j[0]], *j[1:]), jobs))
+    outside = {m: [] for m in memories}
+    bound_above, failed = [], []
+    print("%-28s %-15s %-18s %-5s %10s %10s %7s" %
+          ("conv2d", "config", "dataflow", "ops", "conv ns", "matmul ns", "ratio"))
+    for (name, config, dataflow, memory), (execute, above) in zip(jobs, results):
+        if execute is None:
+            failed.append("%s %s %s %s: %s" % (name, config, dataflow, memory, above))
+            continue
+        ratio = execute["conv"] / execute["mm"]
+        flag = "" if abs(ratio - 1) <= 0.05 else "  outside 5%"
+        if flag:
+            outside[memory].append(ratio)
+        bound_above += ["%s %s %s %s %s" % (name, config, dataflow, memory, k) for k in above]
+        print("%-28s %-15s %-18s %-5s %10.0f %10.0f %7.3f%s" %
+              (name, config, dataflow, memory, execute["conv"], execute["mm"], ratio, flag))
+    print()
+    for memory in memories:
+        total = sum(1 for j in jobs if j[3] == memory)
+        r = outside[memory]
+        print("operands in %s: %d of %d cases outside 5%%%s" %
+              (memory, len(r), total, " (%.3f-%.3fx)" % (min(r), max(r)) if r else ""))
+    print("roofline bound above execute: %d kernels" % len(bound_above))
+    for line in bound_above[:10] + failed:
+        print("  " + line)
+    if args.check and (outside.get("sram") or bound_above or failed):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,30 +1,63 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace npu {
 
-/// Timestamps of one kernel launch, in simulated picoseconds (see SPEC: t0..t6).
-///  t0 host enters the launch call      t1 parameters packed
-///  t2 doorbell accepted by the device  t3 compute unit(s) assigned
-///  t4 instructions resident            t5 kernel finished
-///  t6 host learns of completion
+/// The seven instants of a kernel launch, in order (the SPEC's t0..t6).
+enum class Stamp : uint8_t {
+  Called,    ///< t0 host enters the launch call
+  Packed,    ///< t1 parameters packed
+  Submitted, ///< t2 doorbell accepted by the device
+  Assigned,  ///< t3 compute unit(s) assigned
+  Resident,  ///< t4 instructions resident
+  Finished,  ///< t5 kernel finished
+  Learnt,    ///< t6 host learns of completion
+};
+inline constexpr size_t kStamps = 7;
+
+/// A launch's instants in simulated picoseconds, one per Stamp.
+class Stamps {
+public:
+  Stamps() = default;
+  /// All seven in order, Called first.
+  explicit Stamps(const std::array<uint64_t, kStamps>& ps) : m_ps(ps) {}
+
+  uint64_t& operator[](Stamp s) { return m_ps[static_cast<size_t>(s)]; }
+  uint64_t operator[](Stamp s) const { return m_ps[static_cast<size_t>(s)]; }
+  /// The `i`-th instant (0 = Called ... 6 = Learnt), for walks over consecutive phases.
+  uint64_t nth(size_t i) const { return m_ps[i]; }
+  uint64_t& nth(size_t i) { return m_ps[i]; }
+  const std::array<uint64_t, kStamps>& all() const { return m_ps; }
+  static constexpr size_t size() { return kStamps; }
+  const uint64_t* begin() const { return m_ps.data(); }
+  const uint64_t* end() const { return m_ps.data() + kStamps; }
+  uint64_t* begin() { return m_ps.data(); }
+  uint64_t* end() { return m_ps.data() + kStamps; }
+
+private:
+  std::array<uint64_t, kStamps> m_ps{};
+};
+
+/// The instants of one kernel launch and the phases between them.
 struct LaunchTimes {
-  std::array<uint64_t, 7> t_ps{};
-  uint64_t schedule_dispatch_ps = 0; ///< scheduler's own work inside t3 - t2
+  Stamps at;
+  uint64_t schedule_dispatch_ps = 0; ///< scheduler's own work inside the schedule phase
   uint64_t ifetch_stall_ps = 0;      ///< instruction-fetch stalls inside execute
 
-  uint64_t prepare_ps() const { return t_ps[1] - t_ps[0]; }
-  uint64_t submit_ps() const { return t_ps[2] - t_ps[1]; }
-  uint64_t schedule_ps() const { return t_ps[3] - t_ps[2]; }
+  uint64_t span(Stamp from, Stamp to) const { return at[to] - at[from]; }
+  uint64_t prepare_ps() const { return span(Stamp::Called, Stamp::Packed); }
+  uint64_t submit_ps() const { return span(Stamp::Packed, Stamp::Submitted); }
+  uint64_t schedule_ps() const { return span(Stamp::Submitted, Stamp::Assigned); }
   uint64_t schedule_wait_ps() const { return schedule_ps() - schedule_dispatch_ps; }
-  uint64_t iload_ps() const { return t_ps[4] - t_ps[3]; }
-  uint64_t execute_ps() const { return t_ps[5] - t_ps[4]; }
-  uint64_t complete_ps() const { return t_ps[6] - t_ps[5]; }
-  uint64_t total_ps() const { return t_ps[6] - t_ps[0]; }
+  uint64_t iload_ps() const { return span(Stamp::Assigned, Stamp::Resident); }
+  uint64_t execute_ps() const { return span(Stamp::Resident, Stamp::Finished); }
+  uint64_t complete_ps() const { return span(Stamp::Finished, Stamp::Learnt); }
+  uint64_t total_ps() const { return span(Stamp::Called, Stamp::Learnt); }
 };
 
 /// What held a launch back, as the simulator recorded it when it happened (not inferred
@@ -35,8 +68,8 @@ struct LaunchCauses {
   /// the units it needed, directly or through copies and events in between. -1 when the
   /// host's submission came last (the command arrived after all of those).
   int64_t released_by = -1;
-  /// When that completion released it (the predecessor's t5, or the end of a copy or
-  /// an event wait after it); used when released_by >= 0.
+  /// When that completion released it (the predecessor's Finished, or the end of a copy
+  /// or an event wait after it); used when released_by >= 0.
   uint64_t released_ps = 0;
   /// The launch whose completion ended the host's latest wait (a sync, a synchronous
   /// memcpy or launch, a full ring) before this launch call; -1 when the host came to
@@ -44,12 +77,12 @@ struct LaunchCauses {
   int64_t host_after = -1;
 };
 
-/// One compute unit's part of a launch: it took the kernel at the launch's t3, had the
-/// instructions resident at `t4_ps` and finished its share at `t5_ps`.
+/// One compute unit's part of a launch: it took the kernel when the launch was assigned,
+/// had the instructions resident at `resident_ps` and finished its share at `finished_ps`.
 struct UnitSpan {
   uint32_t unit = 0;
-  uint64_t t4_ps = 0;
-  uint64_t t5_ps = 0;
+  uint64_t resident_ps = 0;
+  uint64_t finished_ps = 0;
 };
 
 /// The work of one launch, summed over the units it ran on, as they did it.
@@ -74,7 +107,8 @@ struct LaunchRecord : LaunchTimes, LaunchCauses {
   int unit = -1;      ///< critical (last finishing) unit
   uint32_t units = 1; ///< units the kernel ran on
   /// Each unit's part, in ascending unit order (the dispatch policy picks any free
-  /// units, not a contiguous range); the launch's t4 and t5 are the critical unit's.
+  /// units, not a contiguous range); the launch's Resident and Finished are the critical
+  /// unit's.
   std::vector<UnitSpan> unit_spans;
   LaunchWork work;
   bool async = false;

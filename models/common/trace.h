@@ -50,11 +50,11 @@ public:
   virtual void launch_call(const LaunchRecord& record, uint64_t end_ps) = 0;
   /// A launch submitted in a command list whose call the host track shows already.
   virtual void launch_flow(const LaunchRecord& record) = 0;
-  /// `unit` ran its part of a launch: assigned at t3, instructions resident at t4,
-  /// finished at t5.
-  virtual void unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit, uint64_t t3_ps,
-                        uint64_t t4_ps, uint64_t t5_ps) = 0;
-  /// The host learnt that `record` completed (its t6 is set).
+  /// `unit` ran its part of a launch: assigned at `assigned_ps`, instructions resident at
+  /// `resident_ps`, finished at `finished_ps`.
+  virtual void unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit,
+                        uint64_t assigned_ps, uint64_t resident_ps, uint64_t finished_ps) = 0;
+  /// The host learnt that `record` completed (its Learnt instant is set).
   virtual void launch_done(const LaunchRecord& record) = 0;
   /// DDR finished moving `bytes` at `at_ps` (called in time order).
   virtual void ddr_bytes(uint64_t at_ps, uint64_t bytes) = 0;

@@ -55,14 +55,14 @@ void ComputeUnit::serve() {
     icache->preload(job.binary_addr, job.binary_bytes, job.launch_id, ahead ? &m_owed_ps : nullptr);
     result.preload_hits = icache->hits() - hits;
     result.preload_misses = icache->misses() - misses;
-    result.t4_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
-    m_instruction_stall_ps += result.t4_ps - t3;
+    result.resident_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
+    m_instruction_stall_ps += result.resident_ps - t3;
     m_job_dram_bytes = 0;
     execute(job, result, ahead);
     settle();
     result.dram_bytes = m_job_dram_bytes;
-    result.t5_ps = to_ps(sc_core::sc_time_stamp());
-    m_occupied_ps += result.t5_ps - t3;
+    result.finished_ps = to_ps(sc_core::sc_time_stamp());
+    m_occupied_ps += result.finished_ps - t3;
     ++m_kernels;
     DoneCallback done = std::move(m_done);
     m_job.reset();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/worker_pool.h"
@@ -28,7 +29,7 @@ namespace npu {
 /// or vector-unit formula), and a storer thread writes finished results back. Two
 /// operand and two result buffers let the loads of the next tile and the stores of
 /// the previous one overlap the current tile's compute.
-class ComputeUnit : public sc_core::sc_module, public KernelUnitIf {
+class ComputeUnit : public sc_core::sc_module, public KernelUnitIf, public Block {
 public:
   sc_core::sc_port<InstructionCacheIf> icache; ///< the unit's own instruction cache
   sc_core::sc_port<DmaIf> dma;                 ///< operand loads and result stores
@@ -55,6 +56,15 @@ public:
   StatGroup stats(uint64_t simulated_ps) const;
   /// MACs by data type, vector operations and leakage over `simulated_ps`.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  /// The units' energy makes one entry, "compute".
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    BlockEnergy e = energy(simulated_ps);
+    e.block = "compute";
+    sink.add(e);
+  }
 
 private:
   struct PendingStore {

@@ -32,8 +32,8 @@ struct KernelJob {
 /// What a unit reports when its share finished.
 struct UnitResult {
   int unit = -1;
-  uint64_t t4_ps = 0; ///< instructions resident
-  uint64_t t5_ps = 0; ///< finished
+  uint64_t resident_ps = 0; ///< instructions resident
+  uint64_t finished_ps = 0; ///< finished
   uint64_t ifetch_stall_ps = 0;
   uint64_t compute_ps = 0;      ///< MAC array, vector unit and setup busy, within t4..t5
   uint64_t memory_stall_ps = 0; ///< waiting for operand loads or result stores, within t4..t5

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
@@ -29,7 +30,7 @@ namespace npu {
 /// buses. Non-blocking requests (nb_transport_fw, Granularity::Burst) are queued in the
 /// same controllers at their arrival time, by the SC_METHOD, and answered over the
 /// backward path once their last request is done; no thread waits for them.
-class Ddr : public sc_core::sc_module {
+class Ddr : public sc_core::sc_module, public Block {
 public:
   tlm_utils::simple_target_socket<Ddr> socket;
 
@@ -47,11 +48,17 @@ public:
   /// will give for `simulated_ps` once the run is over, and no less than an earlier
   /// look; it changes nothing in the run (idle channels are not brought up to date).
   BlockEnergy energy_so_far(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool settled) const override {
+    sink.add(settled ? energy(simulated_ps) : energy_so_far(simulated_ps));
+  }
   /// Bytes read [0] and written [1] by each initiator, which the report splits the
   /// access energy by.
   const InitiatorBytes& bytes_by_initiator() const { return m_bytes_by_initiator; }
   /// Reports the bytes moved to `tracer` (null: off).
-  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+  void set_tracer(Tracer* tracer) override { m_trace = tracer; }
 
 private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
@@ -37,7 +38,7 @@ namespace npu {
 /// time in one order on both paths (the memories book their ports in the order requests
 /// come): first those due since before that time, then the bursts that a place freed at
 /// that time lets in; each group by channel, then burst.
-class DmaEngine : public sc_core::sc_module, public DmaIf {
+class DmaEngine : public sc_core::sc_module, public DmaIf, public Block {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
 
@@ -56,11 +57,17 @@ public:
   }
 
   /// Reports each channel's transfers to `tracer` (null: off).
-  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+  void set_tracer(Tracer* tracer) override { m_trace = tracer; }
 
   StatGroup stats(uint64_t simulated_ps) const;
   /// Bytes moved for kernels (requested by a compute unit) and for copies, and leakage.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    sink.add(energy(simulated_ps));
+  }
 
 private:
   struct Channel {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -12,7 +13,7 @@ namespace npu {
 
 /// The host's DRAM as a discrete card sees it through the PCIe link: real bytes,
 /// a fixed access latency and a bandwidth that serialises accesses.
-class HostMemory : public sc_core::sc_module {
+class HostMemory : public sc_core::sc_module, public Block {
 public:
   tlm_utils::simple_target_socket<HostMemory> socket;
 
@@ -21,6 +22,9 @@ public:
 
   SparseMemory& storage() { return m_memory; }
   StatGroup stats(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
 
 private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

@@ -169,4 +169,26 @@ BlockEnergy ICache::energy(uint64_t simulated_ps) const {
   return e;
 }
 
+void ICacheTotals::report_stats(StatSink& sink, uint64_t /*simulated_ps*/) const {
+  StatGroup icache{"icache", {}};
+  uint64_t hits = 0, misses = 0, evictions = 0, fetch_misses = 0, fetch_stall_ps = 0;
+  for (const ICache* ic : m_caches) {
+    hits += ic->hits();
+    misses += ic->misses();
+    evictions += ic->evictions();
+    fetch_misses += ic->fetch_misses();
+    fetch_stall_ps += ic->fetch_stall_ps();
+  }
+  icache.add("hits", static_cast<double>(hits), "count", "lines found resident, all units");
+  icache.add("misses", static_cast<double>(misses), "count", "lines filled, all units");
+  icache.add("evictions", static_cast<double>(evictions), "count", "lines replaced, all units");
+  icache.add("hit_rate", hits + misses ? static_cast<double>(hits) / (hits + misses) : 0, "ratio",
+             "hits over lookups");
+  icache.add("fetch_misses", static_cast<double>(fetch_misses), "count",
+             "lines missed while executing, all units");
+  icache.add("fetch_stall_ns", static_cast<double>(fetch_stall_ps) / 1000.0, "ns",
+             "execution stalled on instruction misses, all units");
+  sink.add(std::move(icache));
+}
+
 } // namespace npu

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/time_order.h"
@@ -25,7 +26,7 @@ namespace npu {
 /// One compute unit's instruction cache. Lines are filled from DDR through the
 /// interconnect (or through the shared second level), so fills contend with data
 /// traffic.
-class ICache : public sc_core::sc_module, public InstructionCacheIf {
+class ICache : public sc_core::sc_module, public InstructionCacheIf, public Block {
 public:
   tlm_utils::simple_initiator_socket<ICache> socket;
 
@@ -51,7 +52,7 @@ public:
   uint64_t resident_lines(uint64_t addr, uint64_t bytes) const override;
   uint64_t line_bytes() const { return m_config.line_bytes; }
   /// Reports misses to `tracer` (null: off).
-  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+  void set_tracer(Tracer* tracer) override { m_trace = tracer; }
 
   uint64_t hits() const override { return m_preload.hits + m_fetch.hits; }
   uint64_t misses() const override { return m_preload.misses + m_fetch.misses; }
@@ -61,6 +62,13 @@ public:
   StatGroup stats() const;
   /// Lookups (every line checked, hit or miss), fills (misses) and leakage.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t) const override { sink.add(stats()); }
+  /// The units' caches make one energy entry, "icache".
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    BlockEnergy e = energy(simulated_ps);
+    e.block = "icache";
+    sink.add(e);
+  }
 
 private:
   struct Counts {
@@ -106,7 +114,7 @@ private:
 /// Second-level instruction cache shared by every unit's cache (optional). A hit
 /// answers after `latency`; a miss forwards the line read to memory. Concurrent
 /// misses on one line share a single fill. Lookups are served one per cycle.
-class ICacheL2 : public sc_core::sc_module {
+class ICacheL2 : public sc_core::sc_module, public Block {
 public:
   tlm_utils::multi_passthrough_target_socket<ICacheL2> socket; ///< from every unit's cache
   tlm_utils::simple_initiator_socket<ICacheL2> mem;            ///< to the interconnect
@@ -116,6 +124,7 @@ public:
   uint64_t hits() const { return m_hits.count(); }
   uint64_t misses() const { return m_misses.count(); }
   StatGroup stats() const;
+  void report_stats(StatSink& sink, uint64_t) const override { sink.add(stats()); }
 
 private:
   void b_transport(int unit, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
@@ -137,6 +146,16 @@ private:
                          [this](uint64_t) { return hit_rate(); }};
 
   double hit_rate() const;
+};
+
+/// Every unit's instruction cache as one report entry, "icache": their counts summed.
+class ICacheTotals : public Block {
+public:
+  explicit ICacheTotals(std::vector<const ICache*> caches) : m_caches(std::move(caches)) {}
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override;
+
+private:
+  std::vector<const ICache*> m_caches;
 };
 
 } // namespace npu

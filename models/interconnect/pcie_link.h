@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -23,7 +24,7 @@ namespace npu {
 /// request packet one way and its data back the other way. A write tagged `posted`
 /// returns to its initiator once its packets have left and is delivered in order in
 /// the background; any other downstream access first waits for those deliveries.
-class PcieLink : public sc_core::sc_module {
+class PcieLink : public sc_core::sc_module, public Block {
 public:
   tlm_utils::simple_target_socket<PcieLink> down_in;     ///< host side initiators
   tlm_utils::simple_initiator_socket<PcieLink> down_out; ///< device interconnect
@@ -35,6 +36,12 @@ public:
   StatGroup stats(uint64_t simulated_ps) const;
   /// Bits on the wire both ways (payload and packet overhead).
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    sink.add(energy(simulated_ps));
+  }
 
 private:
   /// `name`: where the bytes flow (a device read of host memory flows to_device);

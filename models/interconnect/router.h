@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
 #include "models/common/stats.h"
@@ -26,7 +27,7 @@ namespace npu {
 /// to any other region it is served by b_transport and completed in the call.
 /// A port is booked in the order requests come; on either path initiators send at the
 /// time a request leaves, so that order is the order of time.
-class Router : public sc_core::sc_module {
+class Router : public sc_core::sc_module, public Block {
 public:
   tlm_utils::multi_passthrough_target_socket<Router> target;       ///< initiators bind here
   tlm_utils::multi_passthrough_initiator_socket<Router> initiator; ///< targets, in map order
@@ -41,6 +42,12 @@ public:
   /// Bytes per initiator over two hops each (initiator to router, router to target), and
   /// leakage.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    sink.add(energy(simulated_ps));
+  }
 
 private:
   struct Region {

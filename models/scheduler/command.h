@@ -76,6 +76,10 @@ struct CommandLayout {
   uint32_t queues = 1;
   uint32_t entries = 256;
 
+  /// The scheduler's registers: one 8-byte doorbell per hardware queue; writing it
+  /// publishes the queue's new ring write index.
+  static constexpr uint64_t doorbell_offset(uint32_t queue) { return 8ull * queue; }
+
   uint64_t descriptor_addr(uint32_t q, uint64_t slot) const {
     return base + (static_cast<uint64_t>(q) * entries + slot % entries) * Descriptor::kBytes;
   }

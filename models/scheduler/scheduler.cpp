@@ -9,9 +9,9 @@
 namespace npu {
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-                     const CommandLayout& layout, LaunchLog& log)
+                     const CommandLayout& layout)
     : sc_module(name), regs("regs"), mem("mem"), units("units"), dma("dma"),
-      completions("completions"), m_config(config), m_layout(layout), m_log(log),
+      completions("completions"), launches("launches"), m_config(config), m_layout(layout),
       m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
   for (uint32_t i = 0; i < config.hw_queues; ++i)
@@ -24,6 +24,7 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config
 }
 
 void Scheduler::end_of_elaboration() {
+  m_observer = launches.size() > 0 ? launches[0] : nullptr;
   m_unit_free.assign(static_cast<size_t>(units.size()), true);
   if (m_config.max_running == 0)
     m_config.max_running = static_cast<uint32_t>(units.size());
@@ -244,9 +245,9 @@ void Scheduler::start_kernel(uint32_t q) {
   Queue& queue = m_queues[q];
   queue.running = true; // reserve the queue while the dispatcher works
   Running run;
-  run.cause = release_of(queue.pending.front(), queue);
-  if (queue.pending.front().waited_for_units && m_unit_release.at_ps >= run.cause.at_ps)
-    run.cause = m_unit_release;
+  Release cause = release_of(queue.pending.front(), queue);
+  if (queue.pending.front().waited_for_units && m_unit_release.at_ps >= cause.at_ps)
+    cause = m_unit_release;
   run.cmd = std::move(queue.pending.front());
   queue.pending.pop_front();
   const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
@@ -267,10 +268,13 @@ void Scheduler::start_kernel(uint32_t q) {
   sc_assert(chosen.size() == d.units);
   const uint64_t id = m_next_run++;
   run.remaining = d.units;
-  run.spans.reserve(d.units);
   run.dispatch_start_ps = dispatch_start;
-  run.t3_ps = to_ps(sc_core::sc_time_stamp());
-  run.dispatch_ps = run.cmd.fetch_ps + (run.t3_ps - dispatch_start);
+  run.assigned_ps = to_ps(sc_core::sc_time_stamp());
+  if (m_observer)
+    m_observer->dispatched(d.launch_id,
+                           LaunchDispatch{run.assigned_ps,
+                                          run.cmd.fetch_ps + (run.assigned_ps - dispatch_start),
+                                          d.units, cause.launch, cause.at_ps});
   KernelJob job;
   job.launch_id = d.launch_id;
   job.binary_addr = d.binary_addr;
@@ -309,47 +313,23 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
   m_wake.notify(sc_core::SC_ZERO_TIME);
   Running& run = m_running.at(run_id);
-  if (m_trace)
-    m_trace->unit_run(launch, m_log.at(launch).kernel, static_cast<uint32_t>(unit), run.t3_ps,
-                      result.t4_ps, result.t5_ps);
-  if (result.t5_ps >= run.critical.t5_ps)
-    run.critical = result;
-  run.spans.push_back({static_cast<uint32_t>(unit), result.t4_ps, result.t5_ps});
-  run.work.macs += result.macs;
-  run.work.vector_ops += result.vector_ops;
-  run.work.dram_bytes += result.dram_bytes;
-  run.mac_roof_ps += result.mac_roof_ps;
-  run.compute_roof_ps += result.compute_roof_ps;
+  if (m_observer)
+    m_observer->unit_done(launch, UnitPart{static_cast<uint32_t>(unit), result.resident_ps,
+                                           result.finished_ps, result.ifetch_stall_ps, result.macs,
+                                           result.vector_ops, result.dram_bytes, result.mac_roof_ps,
+                                           result.compute_roof_ps});
   if (--run.remaining > 0)
     return;
   Running done = std::move(run);
   m_running.erase(run_id);
-  const uint32_t spanned = std::get<KernelCommand>(done.cmd.desc.body).units;
-  LaunchRecord& rec = m_log.at(launch);
-  rec.t_ps[3] = done.t3_ps;
-  rec.t_ps[4] = done.critical.t4_ps;
-  rec.t_ps[5] = done.critical.t5_ps;
-  rec.unit = done.critical.unit;
-  rec.units = spanned;
-  std::sort(done.spans.begin(), done.spans.end(),
-            [](const UnitSpan& a, const UnitSpan& b) { return a.unit < b.unit; });
-  rec.unit_spans = std::move(done.spans);
-  // The units work side by side: the roofs are their summed work over all of them.
-  const double shares = std::max<double>(spanned, 1);
-  rec.work = done.work;
-  rec.work.mac_roof_ps = static_cast<uint64_t>(std::llround(done.mac_roof_ps / shares));
-  rec.work.compute_roof_ps = static_cast<uint64_t>(std::llround(done.compute_roof_ps / shares));
-  rec.schedule_dispatch_ps = std::min(done.dispatch_ps, done.t3_ps - rec.t_ps[2]);
-  rec.ifetch_stall_ps = done.critical.ifetch_stall_ps;
-  rec.released_by = done.cause.launch;
-  rec.released_ps = done.cause.at_ps;
   if (m_trace) {
     // The queue holds the kernel from dispatch until its last unit is done.
     const auto id = static_cast<int64_t>(launch);
     const uint32_t q = done.cmd.desc.queue;
-    m_trace->slice(TraceTrack::Queue, q, rec.kernel, done.dispatch_start_ps,
+    const KernelCommand& d = std::get<KernelCommand>(done.cmd.desc.body);
+    m_trace->slice(TraceTrack::Queue, q, m_kernels.at(d.kernel).name, done.dispatch_start_ps,
                    to_ps(sc_core::sc_time_stamp()), id);
-    m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.t3_ps, id);
+    m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.assigned_ps, id);
   }
   Queue& queue = m_queues[done.cmd.desc.queue];
   account(queue);

@@ -1,7 +1,8 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
-#include "models/common/launch_log.h"
+#include "models/common/launch_observer.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/common/trace.h"
@@ -29,6 +30,7 @@ namespace npu {
 
 /// A kernel as the device knows it after the module was loaded.
 struct DeviceKernel {
+  std::string name;                               ///< for the trace
   std::shared_ptr<const std::vector<OpSpec>> ops; ///< run in order in one launch
   uint64_t hot_loop_bytes = 0; ///< bytes at the end of the binary run once per tile
   Region workspace;            ///< operands when a launch passes no arguments
@@ -39,7 +41,7 @@ struct DeviceKernel {
 /// kernels on compute units chosen by the dispatch policy, copies on the DMA
 /// engine, event records and waits across queues; every completion writes a
 /// record to DDR and signals the host.
-class Scheduler : public sc_core::sc_module, public DeviceStatusIf {
+class Scheduler : public sc_core::sc_module, public DeviceStatusIf, public Block {
 public:
   tlm_utils::simple_target_socket<Scheduler> regs;   ///< doorbell registers
   tlm_utils::simple_initiator_socket<Scheduler> mem; ///< descriptor fetch, completion writes
@@ -48,12 +50,14 @@ public:
   sc_core::sc_port<DmaIf> dma; ///< runs memcpy commands
   /// Told of each completion record as it is written (optional).
   sc_core::sc_port<CompletionSink, 1, sc_core::SC_ZERO_OR_MORE_BOUND> completions;
+  /// Told of each kernel's dispatch and of each unit's part (unbound: nobody listens).
+  sc_core::sc_port<LaunchObserverIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> launches;
 
   Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-            const CommandLayout& layout, LaunchLog& log);
+            const CommandLayout& layout);
 
   /// Reports each queue's commands and each unit's kernels to `tracer` (null: off).
-  void set_tracer(Tracer* tracer) { m_trace = tracer; }
+  void set_tracer(Tracer* tracer) override { m_trace = tracer; }
   /// Registers a loaded kernel; returns its index (the descriptor's kernel field).
   uint32_t add_kernel(const DeviceKernel& kernel) {
     m_kernels.push_back(kernel);
@@ -73,6 +77,13 @@ public:
   /// Command-processor cycles (decode, dispatch, event work) of kernel commands and of
   /// the others, and leakage.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    for (StatGroup& g : stats(simulated_ps))
+      sink.add(std::move(g));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    sink.add(energy(simulated_ps));
+  }
 
 private:
   /// What released a command: the completion of `launch` (-1: the host's submission),
@@ -119,15 +130,8 @@ private:
   };
   struct Running {
     Command cmd;
-    Release cause;
-    uint32_t remaining = 0;
-    UnitResult critical;
-    std::vector<UnitSpan> spans; ///< each unit's part, as it finishes
-    LaunchWork work;             ///< the units' work so far (roofs summed over units)
-    double mac_roof_ps = 0;      ///< summed over units, each at its own peak
-    double compute_roof_ps = 0;
-    uint64_t t3_ps = 0;
-    uint64_t dispatch_ps = 0;
+    uint32_t remaining = 0;         ///< units still working on it
+    uint64_t assigned_ps = 0;       ///< units assigned
     uint64_t dispatch_start_ps = 0; ///< the dispatcher took the command
   };
 
@@ -170,7 +174,7 @@ private:
 
   SchedulerConfig m_config;
   CommandLayout m_layout;
-  LaunchLog& m_log;
+  LaunchObserverIf* m_observer = nullptr; ///< what `launches` is bound to (null: unbound)
   Tracer* m_trace = nullptr;
   std::unique_ptr<DispatchPolicy> m_policy;
   std::vector<DeviceKernel> m_kernels;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
@@ -18,7 +19,7 @@ namespace npu {
 /// Banked scratchpad. Consecutive bank_width-byte words go to consecutive banks;
 /// words of one access that land in the same bank take one cycle each, so strided
 /// patterns that hit one bank are `banks` times slower than unit stride.
-class Sram : public sc_core::sc_module {
+class Sram : public sc_core::sc_module, public Block {
 public:
   tlm_utils::simple_target_socket<Sram> socket;
 
@@ -28,6 +29,12 @@ public:
   StatGroup stats(uint64_t simulated_ps) const;
   /// Bank-wide accesses (bytes moved over the bank width) and leakage over `simulated_ps`.
   BlockEnergy energy(uint64_t simulated_ps) const;
+  void report_stats(StatSink& sink, uint64_t simulated_ps) const override {
+    sink.add(stats(simulated_ps));
+  }
+  void report_energy(EnergySink& sink, uint64_t simulated_ps, bool) const override {
+    sink.add(energy(simulated_ps));
+  }
 
   /// Carves [offset, offset+bytes) for `owner`; throws SimulationError when it does not fit.
   uint64_t allocate(uint64_t bytes, uint64_t align, const std::string& owner);

@@ -71,13 +71,18 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
     m_units.back()->icache.bind(*m_icaches.back());
     m_units.back()->dma.bind(*m_dma);
   }
-  m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, m_log);
+  m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout);
   for (auto& unit : m_units)
     m_scheduler->units.bind(*unit); // in unit order: the port index is the unit's index
   m_scheduler->dma.bind(*m_dma);
-  m_host = std::make_unique<HostCpu>("host", config.host, m_layout, m_log);
-  m_scheduler->completions.bind(*m_host);
-  m_host->device.bind(*m_scheduler);
+  m_host = std::make_unique<HostCpu>("host", config.host);
+  m_driver =
+      std::make_unique<Driver>("driver", config.host, m_layout,
+                               DriverAddresses{address_map::kDdrBase, address_map::kRegsBase});
+  m_driver->cpu.bind(*m_host);
+  m_host->handler.bind(*m_driver);
+  m_scheduler->completions.bind(*m_driver);
+  m_driver->device.bind(*m_scheduler);
 
   // Address map: the order of map() calls is the order of initiator bindings.
   m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",
@@ -114,93 +119,49 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
     for (auto& ic : m_icaches)
       ic->socket.bind(m_router->target);
   }
+  collect_blocks();
+}
+
+void Platform::collect_blocks() {
+  std::vector<const ICache*> caches;
+  for (const auto& ic : m_icaches)
+    caches.push_back(ic.get());
+  m_icache_totals = std::make_unique<ICacheTotals>(std::move(caches));
+  m_blocks = {m_driver.get(), m_host.get(), m_router.get()};
+  if (m_pcie)
+    m_blocks.insert(m_blocks.end(), {m_pcie.get(), m_host_memory.get()});
+  m_blocks.insert(m_blocks.end(), {m_ddr.get(), m_dma.get(), m_sram.get(), m_icache_totals.get()});
+  if (m_icache_l2)
+    m_blocks.push_back(m_icache_l2.get());
+  for (auto& ic : m_icaches)
+    m_blocks.push_back(ic.get());
+  m_blocks.push_back(m_scheduler.get());
+  for (auto& u : m_units)
+    m_blocks.push_back(u.get());
+}
+
+void Platform::observe_launches(LaunchObserverIf& observer) {
+  m_driver->launches.bind(observer);
+  m_scheduler->launches.bind(observer);
 }
 
 void Platform::set_tracer(Tracer* tracer) {
-  m_host->set_tracer(tracer);
-  m_scheduler->set_tracer(tracer);
-  m_dma->set_tracer(tracer);
-  m_ddr->set_tracer(tracer);
-  for (auto& icache : m_icaches)
-    icache->set_tracer(tracer);
+  for (Block* b : m_blocks)
+    b->set_tracer(tracer);
 }
 
 std::vector<StatGroup> Platform::stats(uint64_t simulated_ps) const {
-  std::vector<StatGroup> out;
-  out.push_back(m_host->stats());
-  out.push_back(m_router->stats(simulated_ps));
-  if (m_pcie) {
-    out.push_back(m_pcie->stats(simulated_ps));
-    out.push_back(m_host_memory->stats(simulated_ps));
-  }
-  out.push_back(m_ddr->stats(simulated_ps));
-  out.push_back(m_dma->stats(simulated_ps));
-  out.push_back(m_sram->stats(simulated_ps));
-  StatGroup icache{"icache", {}};
-  uint64_t hits = 0, misses = 0, evictions = 0, fetch_misses = 0, fetch_stall_ps = 0;
-  for (const auto& ic : m_icaches) {
-    hits += ic->hits();
-    misses += ic->misses();
-    evictions += ic->evictions();
-    fetch_misses += ic->fetch_misses();
-    fetch_stall_ps += ic->fetch_stall_ps();
-  }
-  icache.add("hits", static_cast<double>(hits), "count", "lines found resident, all units");
-  icache.add("misses", static_cast<double>(misses), "count", "lines filled, all units");
-  icache.add("evictions", static_cast<double>(evictions), "count", "lines replaced, all units");
-  icache.add("hit_rate", hits + misses ? static_cast<double>(hits) / (hits + misses) : 0, "ratio",
-             "hits over lookups");
-  icache.add("fetch_misses", static_cast<double>(fetch_misses), "count",
-             "lines missed while executing, all units");
-  icache.add("fetch_stall_ns", static_cast<double>(fetch_stall_ps) / 1000.0, "ns",
-             "execution stalled on instruction misses, all units");
-  out.push_back(icache);
-  if (m_icache_l2)
-    out.push_back(m_icache_l2->stats());
-  for (const auto& ic : m_icaches)
-    out.push_back(ic->stats());
-  for (auto& g : m_scheduler->stats(simulated_ps))
-    out.push_back(std::move(g));
-  for (const auto& u : m_units)
-    out.push_back(u->stats(simulated_ps));
-  return out;
+  StatSink sink;
+  for (const Block* b : m_blocks)
+    b->report_stats(sink, simulated_ps);
+  return sink.take();
 }
-
-namespace {
-
-/// Adds `from`'s parts to `into`'s parts of the same name (appending new names).
-void merge_parts(BlockEnergy& into, const BlockEnergy& from) {
-  for (const EnergyPart& p : from.parts) {
-    auto it = std::find_if(into.parts.begin(), into.parts.end(),
-                           [&](const EnergyPart& q) { return q.name == p.name; });
-    if (it == into.parts.end())
-      into.parts.push_back(p);
-    else
-      it->pj += p.pj;
-  }
-}
-
-} // namespace
 
 std::vector<BlockEnergy> Platform::energy(uint64_t simulated_ps, bool settled) const {
-  std::vector<BlockEnergy> out;
-  out.push_back(m_host->energy(simulated_ps));
-  out.push_back(m_router->energy(simulated_ps));
-  if (m_pcie)
-    out.push_back(m_pcie->energy(simulated_ps));
-  out.push_back(settled ? m_ddr->energy(simulated_ps) : m_ddr->energy_so_far(simulated_ps));
-  out.push_back(m_dma->energy(simulated_ps));
-  out.push_back(m_sram->energy(simulated_ps));
-  BlockEnergy icache{"icache", {}};
-  for (const auto& ic : m_icaches)
-    merge_parts(icache, ic->energy(simulated_ps));
-  out.push_back(std::move(icache));
-  out.push_back(m_scheduler->energy(simulated_ps));
-  BlockEnergy compute{"compute", {}};
-  for (const auto& u : m_units)
-    merge_parts(compute, u->energy(simulated_ps));
-  out.push_back(std::move(compute));
-  return out;
+  EnergySink sink;
+  for (const Block* b : m_blocks)
+    b->report_energy(sink, simulated_ps, settled);
+  return sink.take();
 }
 
 } // namespace npu

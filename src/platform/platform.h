@@ -1,12 +1,13 @@
 #pragma once
 
 #include "models/common/energy.h"
-#include "models/common/launch_log.h"
+#include "models/common/launch_observer.h"
 #include "models/common/stats.h"
 #include "models/common/time_order.h"
 #include "models/compute/compute_unit.h"
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"
+#include "models/host/driver.h"
 #include "models/host/host_cpu.h"
 #include "models/host/host_memory.h"
 #include "models/icache/icache.h"
@@ -37,6 +38,8 @@ public:
   const PlatformConfig& config() const { return m_config; }
   HostCpu& host() { return *m_host; }
   const HostCpu& host() const { return *m_host; }
+  Driver& driver() { return *m_driver; }
+  const Driver& driver() const { return *m_driver; }
   Scheduler& scheduler() { return *m_scheduler; }
   Ddr& ddr() { return *m_ddr; }
   const Ddr& ddr() const { return *m_ddr; }
@@ -45,7 +48,9 @@ public:
   Router& router() { return *m_router; }
   ComputeUnit& unit(size_t i) { return *m_units.at(i); }
   size_t unit_count() const { return m_units.size(); }
-  LaunchLog& log() { return m_log; }
+  /// Binds the blocks that publish launch events (driver, scheduler) to `observer`;
+  /// before the simulation starts.
+  void observe_launches(LaunchObserverIf& observer);
   /// True for a discrete card: host buffers live in host memory behind PCIe.
   bool discrete() const { return m_config.interconnect.pcie.enabled; }
   const CommandLayout& layout() const { return m_layout; }
@@ -65,8 +70,9 @@ public:
   std::vector<BlockEnergy> energy(uint64_t simulated_ps, bool settled = true) const;
 
 private:
+  /// Lists the blocks in report order (m_blocks), once every block is made.
+  void collect_blocks();
   PlatformConfig m_config;
-  LaunchLog m_log;
   CommandLayout m_layout;
   uint64_t m_heap_base = 0;
   std::unique_ptr<Router> m_router;
@@ -79,8 +85,14 @@ private:
   std::vector<std::unique_ptr<ComputeUnit>> m_units;
   std::unique_ptr<Scheduler> m_scheduler;
   std::unique_ptr<HostCpu> m_host;
+  std::unique_ptr<Driver> m_driver;
+  std::unique_ptr<ICacheTotals> m_icache_totals;
   std::unique_ptr<PcieLink> m_pcie;
   std::unique_ptr<HostMemory> m_host_memory;
+  /// Every block in report order: driver and CPU, interconnect, PCIe and host memory,
+  /// DDR, DMA, SRAM, the instruction caches' totals, the second level, each unit's cache,
+  /// the scheduler, the units.
+  std::vector<Block*> m_blocks;
 };
 
 } // namespace npu

@@ -88,7 +88,7 @@ py::dict launch_columns(const std::vector<LaunchRecord>& launches) {
     stream.append(r.stream);
     unit.append(r.unit);
     for (size_t i = 0; i < times.size(); ++i)
-      times[i].append(ns(r.t_ps[i]));
+      times[i].append(ns(r.at.nth(i)));
     const uint64_t phase_ps[] = {r.prepare_ps(),         r.submit_ps(),    r.schedule_wait_ps(),
                                  r.schedule_dispatch_ps, r.iload_ps(),     r.execute_ps(),
                                  r.complete_ps(),        r.ifetch_stall_ps};
@@ -99,13 +99,13 @@ py::dict launch_columns(const std::vector<LaunchRecord>& launches) {
     py::list u, t4, t5;
     for (const UnitSpan& s : r.unit_spans) {
       u.append(s.unit);
-      t4.append(ns(s.t4_ps));
-      t5.append(ns(s.t5_ps));
+      t4.append(ns(s.resident_ps));
+      t5.append(ns(s.finished_ps));
     }
     if (r.unit_spans.empty() && r.unit >= 0) {
       u.append(r.unit);
-      t4.append(ns(r.t_ps[4]));
-      t5.append(ns(r.t_ps[5]));
+      t4.append(ns(r.at[Stamp::Resident]));
+      t5.append(ns(r.at[Stamp::Finished]));
     }
     units.append(u);
     unit_t4.append(t4);

@@ -101,13 +101,13 @@ TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
     }
   };
   for (const LaunchRow& row : table.rows()) {
-    drain_until(row.t_ps[0]);
-    for (size_t k = 0; k + 1 < row.t_ps.size(); ++k) {
-      if (row.t_ps[k + 1] <= row.t_ps[k])
+    drain_until(row.at[Stamp::Called]);
+    for (size_t k = 0; k + 1 < row.at.size(); ++k) {
+      if (row.at.nth(k + 1) <= row.at.nth(k))
         continue;
       const auto category = static_cast<uint8_t>(k_interval_category[k]);
-      pending.emplace(row.t_ps[k], +1, category);
-      pending.emplace(row.t_ps[k + 1], -1, category);
+      pending.emplace(row.at.nth(k), +1, category);
+      pending.emplace(row.at.nth(k + 1), -1, category);
     }
   }
   drain_until(UINT64_MAX);
@@ -153,13 +153,13 @@ std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps) {
   };
   for (uint32_t i = 0; i < rows.size(); ++i) {
     const LaunchRow& row = rows[i];
-    drain_until(row.t_ps[0]);
-    for (size_t k = 0; k + 1 < row.t_ps.size(); ++k) {
-      if (row.t_ps[k + 1] <= row.t_ps[k])
+    drain_until(row.at[Stamp::Called]);
+    for (size_t k = 0; k + 1 < row.at.size(); ++k) {
+      if (row.at.nth(k + 1) <= row.at.nth(k))
         continue;
       const auto category = static_cast<uint8_t>(k_interval_category[k]);
-      pending.emplace(row.t_ps[k], +1, category, i);
-      pending.emplace(row.t_ps[k + 1], -1, category, i);
+      pending.emplace(row.at.nth(k), +1, category, i);
+      pending.emplace(row.at.nth(k + 1), -1, category, i);
     }
   }
   drain_until(UINT64_MAX);
@@ -180,7 +180,8 @@ public:
     // The run ends with the last completion the host learnt of (its final sync).
     int64_t launch = -1;
     for (size_t i = 0; i < m_rows.size(); ++i)
-      if (launch < 0 || m_rows[i].t_ps[6] >= m_rows[static_cast<size_t>(launch)].t_ps[6])
+      if (launch < 0 ||
+          m_rows[i].at[Stamp::Learnt] >= m_rows[static_cast<size_t>(launch)].at[Stamp::Learnt])
         launch = static_cast<int64_t>(i);
     // Causes point to earlier-finishing launches; the cap guards against a record
     // that does not.
@@ -235,21 +236,21 @@ private:
   int64_t step(uint32_t i, bool& at_t6) {
     const LaunchRow& row = m_rows[i];
     if (at_t6)
-      take(TimeCategory::Idle, row.t_ps[6], -1); // the host after it learnt of completion
-    take(TimeCategory::Complete, row.t_ps[5], i);
-    take(TimeCategory::Execute, row.t_ps[4], i);
-    take(TimeCategory::Iload, row.t_ps[3], i);
+      take(TimeCategory::Idle, row.at[Stamp::Learnt], -1); // the host after it learnt of completion
+    take(TimeCategory::Complete, row.at[Stamp::Finished], i);
+    take(TimeCategory::Execute, row.at[Stamp::Resident], i);
+    take(TimeCategory::Iload, row.at[Stamp::Assigned], i);
     const int64_t before = row_of(row.released_by, i);
     if (before >= 0) {
       // Released on the device: dispatched after the release, which came at the end
       // of `before` or of the copies and event commands that followed it.
-      take(TimeCategory::Schedule, std::max(row.released_ps, row.t_ps[2]), i);
-      take(TimeCategory::Idle, m_rows[static_cast<size_t>(before)].t_ps[5], -1, false);
+      take(TimeCategory::Schedule, std::max(row.released_ps, row.at[Stamp::Submitted]), i);
+      take(TimeCategory::Idle, m_rows[static_cast<size_t>(before)].at[Stamp::Finished], -1, false);
       at_t6 = false;
       return before;
     }
-    take(TimeCategory::Schedule, row.t_ps[2], i);
-    take(TimeCategory::Launch, row.t_ps[0], i);
+    take(TimeCategory::Schedule, row.at[Stamp::Submitted], i);
+    take(TimeCategory::Launch, row.at[Stamp::Called], i);
     return host_before(i, at_t6);
   }
 
@@ -264,13 +265,14 @@ private:
       }
       // The previous launch call (a command list's launches share one call).
       int64_t q = static_cast<int64_t>(i) - 1;
-      while (q >= 0 && m_rows[static_cast<size_t>(q)].t_ps[0] >= m_rows[i].t_ps[0])
+      while (q >= 0 &&
+             m_rows[static_cast<size_t>(q)].at[Stamp::Called] >= m_rows[i].at[Stamp::Called])
         --q;
       if (q < 0)
         return -1;
       const LaunchRow& prev = m_rows[static_cast<size_t>(q)];
-      take(TimeCategory::Idle, std::min(prev.t_ps[2], m_cursor), -1);
-      take(TimeCategory::Launch, prev.t_ps[0], q);
+      take(TimeCategory::Idle, std::min(prev.at[Stamp::Submitted], m_cursor), -1);
+      take(TimeCategory::Launch, prev.at[Stamp::Called], q);
       i = static_cast<uint32_t>(q);
     }
   }

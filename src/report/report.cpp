@@ -395,7 +395,8 @@ namespace {
 // The last three columns: each unit's number, t4 and t5, ';'-separated in the same
 // order. A record without spans (made by hand) ran on `unit` alone, if anywhere.
 void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
-  const UnitSpan alone{static_cast<uint32_t>(std::max(r.unit, 0)), r.t_ps[4], r.t_ps[5]};
+  const UnitSpan alone{static_cast<uint32_t>(std::max(r.unit, 0)), r.at[Stamp::Resident],
+                       r.at[Stamp::Finished]};
   const UnitSpan* begin = r.unit_spans.data();
   const UnitSpan* end = begin + r.unit_spans.size();
   if (r.unit_spans.empty() && r.unit >= 0) {
@@ -419,8 +420,8 @@ void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
       if (s != begin)
         *p++ = ';';
       p = column == 0   ? std::to_chars(p, p + 12, s->unit).ptr
-          : column == 1 ? put_ns(p, s->t4_ps)
-                        : put_ns(p, s->t5_ps);
+          : column == 1 ? put_ns(p, s->resident_ps)
+                        : put_ns(p, s->finished_ps);
     }
   }
   make_room();
@@ -443,7 +444,7 @@ void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
   p = text;
   *p++ = ',';
   p = std::to_chars(p, p + 12, r.unit).ptr;
-  for (const uint64_t t : r.t_ps) {
+  for (const uint64_t t : r.at) {
     *p++ = ',';
     p = put_ns(p, t);
   }

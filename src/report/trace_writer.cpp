@@ -19,7 +19,7 @@ namespace {
 
 constexpr size_t kBufferBytes = 1 << 16; // events are gathered, then written in blocks
 
-// The five launch phases and completion, as nested slices: [t_ps[i], t_ps[i + 1]].
+// The five launch phases and completion, as nested slices between consecutive stamps.
 constexpr std::array<std::string_view, 6> kPhases = {"prepare", "submit",  "schedule",
                                                      "iload",   "execute", "complete"};
 
@@ -159,29 +159,31 @@ void ChromeTraceWriter::launch_call(const LaunchRecord& r, uint64_t end_ps) {
     return;
   // The call, then the flow out of it, then its parts: a viewer binds the flow to the
   // call slice.
-  complete(kHostPid, kHostTid, fmt::format("launch {}", r.kernel), r.t_ps[0], end_ps, id);
-  flow('s', "launch", r.launch_id, kHostPid, kHostTid, mid(r.t_ps[0], r.t_ps[2]));
-  complete(kHostPid, kHostTid, "prepare", r.t_ps[0], r.t_ps[1], id);
-  complete(kHostPid, kHostTid, "submit", r.t_ps[1], r.t_ps[2], id);
+  complete(kHostPid, kHostTid, fmt::format("launch {}", r.kernel), r.at[Stamp::Called], end_ps, id);
+  flow('s', "launch", r.launch_id, kHostPid, kHostTid,
+       mid(r.at[Stamp::Called], r.at[Stamp::Submitted]));
+  complete(kHostPid, kHostTid, "prepare", r.at[Stamp::Called], r.at[Stamp::Packed], id);
+  complete(kHostPid, kHostTid, "submit", r.at[Stamp::Packed], r.at[Stamp::Submitted], id);
 }
 
 void ChromeTraceWriter::launch_flow(const LaunchRecord& r) {
   sample_power();
   if (wants(static_cast<int64_t>(r.launch_id)))
-    flow('s', "launch", r.launch_id, kHostPid, kHostTid, mid(r.t_ps[0], r.t_ps[2]));
+    flow('s', "launch", r.launch_id, kHostPid, kHostTid,
+         mid(r.at[Stamp::Called], r.at[Stamp::Submitted]));
 }
 
 void ChromeTraceWriter::unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit,
-                                 uint64_t t3_ps, uint64_t t4_ps, uint64_t t5_ps) {
+                                 uint64_t assigned_ps, uint64_t resident_ps, uint64_t finished_ps) {
   sample_power();
   const auto id = static_cast<int64_t>(launch_id);
   if (!wants(id))
     return;
   const int pid = kUnitPidBase + static_cast<int>(unit);
   const int tid = kUnitTidBase + static_cast<int>(unit);
-  complete(pid, tid, kernel, t3_ps, t5_ps, id);
-  complete(pid, tid, "iload", t3_ps, t4_ps, id);
-  complete(pid, tid, "execute", t4_ps, t5_ps, id);
+  complete(pid, tid, kernel, assigned_ps, finished_ps, id);
+  complete(pid, tid, "iload", assigned_ps, resident_ps, id);
+  complete(pid, tid, "execute", resident_ps, finished_ps, id);
 }
 
 void ChromeTraceWriter::launch_done(const LaunchRecord& r) {
@@ -189,23 +191,25 @@ void ChromeTraceWriter::launch_done(const LaunchRecord& r) {
   const auto id = static_cast<int64_t>(r.launch_id);
   if (!wants(id))
     return;
-  // The launch on its (critical) unit: one async slice from t0 to t6 with the phases
-  // nested inside, on a track of its own so that launches may overlap.
+  // The launch on its (critical) unit: one async slice from its call to the host learning
+  // of its end, with the phases nested inside, on a track of its own so that launches may
+  // overlap.
   const int pid = kUnitPidBase + r.unit;
   const int tid = kUnitTidBase + r.unit;
-  async('b', pid, r.kernel, r.launch_id, r.t_ps[0], &r);
+  async('b', pid, r.kernel, r.launch_id, r.at[Stamp::Called], &r);
   for (size_t i = 0; i < kPhases.size(); ++i) {
-    async('b', pid, kPhases[i], r.launch_id, r.t_ps[i], nullptr);
-    async('e', pid, kPhases[i], r.launch_id, r.t_ps[i + 1], nullptr);
+    async('b', pid, kPhases[i], r.launch_id, r.at.nth(i), nullptr);
+    async('e', pid, kPhases[i], r.launch_id, r.at.nth(i + 1), nullptr);
   }
-  async('e', pid, r.kernel, r.launch_id, r.t_ps[6], nullptr);
+  async('e', pid, r.kernel, r.launch_id, r.at[Stamp::Learnt], nullptr);
   // Flows: the launch call into the kernel's execution, its execution back to where
   // the host learnt of the completion (a mark on the driver track).
-  const uint64_t executing = mid(r.t_ps[4], r.t_ps[5]);
+  const uint64_t executing = mid(r.at[Stamp::Resident], r.at[Stamp::Finished]);
   flow('f', "launch", r.launch_id, pid, tid, executing);
   flow('s', "completion", r.launch_id, pid, tid, executing);
-  complete(kHostPid, kDriverTid, fmt::format("completion {}", r.kernel), r.t_ps[6], r.t_ps[6], id);
-  flow('f', "completion", r.launch_id, kHostPid, kDriverTid, r.t_ps[6]);
+  complete(kHostPid, kDriverTid, fmt::format("completion {}", r.kernel), r.at[Stamp::Learnt],
+           r.at[Stamp::Learnt], id);
+  flow('f', "completion", r.launch_id, kHostPid, kDriverTid, r.at[Stamp::Learnt]);
   if (m_traced_total > 0 && ++m_traced_done == m_traced_total) {
     // The cap is reached and every traced launch is complete: the rest is left out.
     if (m_probe != nullptr)

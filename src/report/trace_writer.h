@@ -54,8 +54,8 @@ public:
              uint64_t end_ps, int64_t launch_id) override;
   void launch_call(const LaunchRecord& record, uint64_t end_ps) override;
   void launch_flow(const LaunchRecord& record) override;
-  void unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit, uint64_t t3_ps,
-                uint64_t t4_ps, uint64_t t5_ps) override;
+  void unit_run(uint64_t launch_id, std::string_view kernel, uint32_t unit, uint64_t assigned_ps,
+                uint64_t resident_ps, uint64_t finished_ps) override;
   void launch_done(const LaunchRecord& record) override;
   void ddr_bytes(uint64_t at_ps, uint64_t bytes) override;
   void icache_misses(uint32_t unit, uint64_t at_ps, uint64_t lines) override;

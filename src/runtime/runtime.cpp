@@ -92,7 +92,11 @@ Kernel Runtime::load_kernel(const KernelDesc& desc) {
   dk.hot_loop_bytes = desc.hot_loop_bytes == 0 ? desc.binary_bytes
                                                : std::min(desc.hot_loop_bytes, desc.binary_bytes);
   dk.workspace = {*ws, ws_bytes};
+  dk.name = desc.name;
   k.device_index = m_platform.scheduler().add_kernel(dk);
+  if (m_by_device.size() <= k.device_index)
+    m_by_device.resize(k.device_index + 1);
+  m_by_device[k.device_index] = static_cast<uint32_t>(m_kernels.size());
   m_kernels.push_back(k);
   return Kernel{static_cast<uint32_t>(m_kernels.size() - 1)};
 }
@@ -111,7 +115,7 @@ Buffer Runtime::malloc(uint64_t bytes, MemoryKind where, const std::string& name
         units::format_bytes(heap.used_bytes()) + " in use)");
   const Buffer b{*addr, bytes, where, m_next_buffer_id++};
   m_live[b.addr] = Allocation{b.id, bytes, where, name};
-  m_platform.host().mark("malloc");
+  m_platform.driver().mark("malloc");
   return b;
 }
 
@@ -151,7 +155,7 @@ void Runtime::free(const Buffer& buffer) {
   m_freed[buffer.id] = it->second.name;
   m_live.erase(it);
   heap_of(buffer.memory).free(buffer.addr);
-  m_platform.host().mark("free");
+  m_platform.driver().mark("free");
 }
 
 std::vector<LeakedBuffer> Runtime::live_buffers() const {
@@ -212,7 +216,7 @@ void Runtime::memcpy(const Buffer& dst, const Buffer& src, uint64_t bytes) {
 void Runtime::memcpy(const Buffer& dst, uint64_t dst_offset, const Buffer& src, uint64_t src_offset,
                      uint64_t bytes) {
   check_copy(dst, dst_offset, src, src_offset, bytes);
-  m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, 0, false);
+  m_platform.driver().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, 0, false);
 }
 
 void Runtime::memcpy_async(const Buffer& dst, const Buffer& src, uint64_t bytes, Stream stream) {
@@ -223,7 +227,7 @@ void Runtime::memcpy_async(const Buffer& dst, uint64_t dst_offset, const Buffer&
                            uint64_t src_offset, uint64_t bytes, Stream stream) {
   check_stream(stream, "memcpy_async");
   check_copy(dst, dst_offset, src, src_offset, bytes);
-  m_platform.host().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, stream.id, true);
+  m_platform.driver().copy(dst.addr + dst_offset, src.addr + src_offset, bytes, stream.id, true);
 }
 
 LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& args, Stream stream,
@@ -250,7 +254,6 @@ LaunchRequest Runtime::make_request(Kernel kernel, const std::vector<Buffer>& ar
       first.first_sram_args.push_back(b.memory == MemoryKind::Sram);
   }
   r.stream = stream.id;
-  r.stream_name = m_stream_names.at(stream.id);
   r.async = async;
   return r;
 }
@@ -259,7 +262,7 @@ void Runtime::submit_launch(Kernel kernel, const std::vector<Buffer>& args, Stre
                             bool async) {
   if (!stream_usable(stream)) // the message is built only when it is needed
     check_stream(stream, "launch of '" + loaded(kernel).desc.name + "'");
-  m_platform.host().launch(make_request(kernel, args, stream, async));
+  m_platform.driver().launch(make_request(kernel, args, stream, async));
 }
 
 CommandList Runtime::command_list_create() {
@@ -274,7 +277,7 @@ void Runtime::command_list_launch(CommandList list, Kernel kernel,
                           ", which command_list_create never returned");
   RecordedList& l = m_lists[list.id];
   l.launches.push_back(make_request(kernel, args, Stream{0}, true));
-  l.packed.push_back(m_platform.host().pack(l.launches.back()));
+  l.packed.push_back(m_platform.driver().pack(l.launches.back()));
   l.args.push_back(args);
 }
 
@@ -292,10 +295,9 @@ void Runtime::command_list_submit(CommandList list, Stream stream, bool async) {
                           l.launches[i].kernel_name + "')");
   for (auto& r : l.launches) {
     r.stream = stream.id;
-    r.stream_name = m_stream_names.at(stream.id);
     r.async = async;
   }
-  m_platform.host().launch_list(l.launches, l.packed, async);
+  m_platform.driver().launch_list(l.launches, l.packed, async);
 }
 
 void Runtime::launch(Kernel kernel, const std::vector<Buffer>& args) {
@@ -314,7 +316,7 @@ Stream Runtime::stream_create(const std::string& name, int priority) {
   const uint32_t id = static_cast<uint32_t>(m_stream_names.size());
   m_stream_names.push_back(name.empty() ? "stream" + std::to_string(id) : name);
   m_stream_destroyed.push_back(false);
-  m_platform.host().set_stream_priority(id, priority);
+  m_platform.driver().set_stream_priority(id, priority);
   return Stream{id};
 }
 
@@ -328,11 +330,11 @@ void Runtime::stream_destroy(Stream stream) {
 
 void Runtime::stream_synchronize(Stream stream) {
   check_stream(stream, "stream_synchronize");
-  m_platform.host().sync_stream(stream.id, m_stream_names[stream.id]);
+  m_platform.driver().sync_stream(stream.id, m_stream_names[stream.id]);
 }
 
 void Runtime::device_synchronize() {
-  m_platform.host().sync_device();
+  m_platform.driver().sync_device();
 }
 
 Event Runtime::event_create(const std::string& name) {
@@ -344,27 +346,27 @@ Event Runtime::event_create(const std::string& name) {
 void Runtime::event_record(Event event, Stream stream) {
   check_event(event, "event_record");
   check_stream(stream, "event_record of '" + m_event_names[event.id] + "'");
-  m_platform.host().record_event(event.id, stream.id);
+  m_platform.driver().record_event(event.id, stream.id);
 }
 
 void Runtime::stream_wait_event(Stream stream, Event event) {
   check_event(event, "stream_wait_event");
   check_stream(stream, "stream_wait_event for '" + m_event_names[event.id] + "'");
-  m_platform.host().wait_event(event.id, stream.id);
+  m_platform.driver().wait_event(event.id, stream.id);
 }
 
 bool Runtime::event_query(Event event) {
   check_event(event, "event_query");
-  return m_platform.host().query_event(event.id);
+  return m_platform.driver().query_event(event.id);
 }
 
 void Runtime::event_synchronize(Event event) {
   check_event(event, "event_synchronize");
-  m_platform.host().sync_event(event.id, m_event_names.at(event.id));
+  m_platform.driver().sync_event(event.id, m_event_names.at(event.id));
 }
 
 int64_t Runtime::event_elapsed_ps(Event start, Event end) const {
-  const HostCpu& host = m_platform.host();
+  const Driver& host = m_platform.driver();
   const auto time_of = [&](Event e) {
     check_event(e, "elapsed time");
     const std::string& name = m_event_names.at(e.id);
@@ -394,7 +396,7 @@ bool Runtime::report_query(const std::string& label, Event event) {
 }
 
 void Runtime::host_work(uint64_t duration_ps) {
-  m_platform.host().host_work(duration_ps);
+  m_platform.driver().host_work(duration_ps);
 }
 
 void Runtime::write(const Buffer& b, const void* data, uint64_t bytes, uint64_t offset) {

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "models/compute/op.h"
-#include "models/host/host_cpu.h"
+#include "models/host/driver.h"
 #include "report/report.h"
 #include "runtime/range_allocator.h"
 
@@ -89,6 +89,10 @@ public:
   }
   /// Kernels loaded so far (ids 0 to count - 1).
   uint32_t kernel_count() const { return static_cast<uint32_t>(m_kernels.size()); }
+  /// The name of the kernel at `index` of the device's kernel table.
+  const std::string& kernel_name_of_device(uint32_t index) const {
+    return m_kernels.at(m_by_device.at(index)).desc.name;
+  }
 
   /// Allocates `bytes` in `where`, aligned to kBufferAlign bytes. `name` only labels the
   /// buffer in error messages and the leak report. Out of memory is a SimulationError.
@@ -209,6 +213,7 @@ private:
   RangeAllocator m_sram_heap;
   RangeAllocator m_host_heap; ///< host memory of a discrete card (empty on an SoC)
   std::vector<LoadedKernel> m_kernels;
+  std::vector<uint32_t> m_by_device;                 ///< device kernel index -> index of m_kernels
   std::map<uint64_t, Allocation> m_live;             ///< by address
   std::unordered_map<uint64_t, std::string> m_freed; ///< ids of freed buffers -> name
   uint64_t m_next_buffer_id = 1;

@@ -68,19 +68,22 @@ private:
 Simulation::Simulation(const PlatformConfig& config)
     : m_platform(std::make_unique<Platform>(with_resolution(config))),
       m_runtime(std::make_unique<Runtime>(*m_platform)),
+      m_launches([this](uint32_t kernel) { return m_runtime->kernel_name_of_device(kernel); },
+                 [this](uint32_t stream) { return m_runtime->stream_name(Stream{stream}); }),
       m_monitor(std::make_unique<ProgressMonitor>([this] {
-        const HostCpu& host = m_platform->host();
+        const Driver& driver = m_platform->driver();
         return std::string("the host ") +
-               (host.finished()             ? std::string("has finished its program")
-                : host.blocked_on().empty() ? std::string("is running its program")
-                                            : "waits for " + host.blocked_on()) +
+               (m_platform->host().finished() ? std::string("has finished its program")
+                : driver.blocked_on().empty() ? std::string("is running its program")
+                                              : "waits for " + driver.blocked_on()) +
                describe_waits();
       })) {
-  m_platform->log().set_sink([this](const LaunchRecord& r) { m_table.add(r); }, true);
+  m_platform->observe_launches(m_launches);
+  m_launches.set_sink([this](const LaunchRecord& r) { m_table.add(r); }, true);
 }
 
 void Simulation::stream_launches(std::function<void(const LaunchRecord&)> sink) {
-  m_platform->log().set_sink(
+  m_launches.set_sink(
       [this, sink = std::move(sink)](const LaunchRecord& r) {
         m_table.add(r);
         sink(r);
@@ -98,12 +101,13 @@ void Simulation::show_progress(uint64_t total_launches) {
   if (!m_progress->enabled())
     return;
   m_monitor->set_on_look([this, total_launches] {
-    m_progress->update(m_platform->log().count(), total_launches, to_ps(sc_core::sc_time_stamp()));
+    m_progress->update(m_launches.count(), total_launches, to_ps(sc_core::sc_time_stamp()));
   });
 }
 
 void Simulation::set_tracer(Tracer* tracer) {
   m_platform->set_tracer(tracer);
+  m_launches.set_tracer(tracer);
   if (tracer != nullptr && m_platform->config().energy_enabled) {
     if (!m_probe)
       m_probe = std::make_unique<PlatformProbe>(*m_platform);
@@ -118,16 +122,18 @@ void Simulation::set_watch(std::function<std::string()> watch) {
 // "; stream 's2' has ...; hardware queue 2: ...": every stream left with work and what it
 // waits for, then what each hardware queue is stuck on.
 std::string Simulation::describe_waits() const {
-  const HostCpu& host = m_platform->host();
+  const Driver& driver = m_platform->driver();
   std::string message;
-  const auto stream_name = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
-  const auto event_name = [this](uint32_t id) { return m_runtime->event_name(id); };
+  Driver::Names names;
+  names.stream = [this](uint32_t id) { return m_runtime->stream_name(Stream{id}); };
+  names.event = [this](uint32_t id) { return m_runtime->event_name(id); };
+  names.kernel = [this](uint32_t k) { return m_runtime->kernel_name_of_device(k); };
   for (uint32_t id = 0; id < m_runtime->stream_count(); ++id)
-    if (const uint64_t n = host.stream_outstanding(id))
-      message += "; stream '" + stream_name(id) + "' has " + std::to_string(n) +
+    if (const uint64_t n = driver.stream_outstanding(id))
+      message += "; stream '" + names.stream(id) + "' has " + std::to_string(n) +
                  " unfinished command(s) on hardware queue " +
-                 std::to_string(host.queue_of_stream(id)) + " and " +
-                 host.describe_stream_wait(id, stream_name, event_name);
+                 std::to_string(driver.queue_of_stream(id)) + " and " +
+                 driver.describe_stream_wait(id, names);
   for (const auto& line : m_platform->scheduler().describe_pending([this](uint64_t id) {
          return "'" + m_runtime->event_name(static_cast<uint32_t>(id)) + "'";
        }))
@@ -207,7 +213,12 @@ Peaks peaks_of(const PlatformConfig& config) {
 
 RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
   HostCpu& host = m_platform->host();
-  host.set_program([this, &program] { program(*m_runtime); });
+  const Driver& driver = m_platform->driver();
+  host.set_program([this, &program] {
+    program(*m_runtime);
+    // Like a process exiting: the runtime waits for all outstanding work.
+    m_platform->driver().sync_device();
+  });
   const auto wall_start = std::chrono::steady_clock::now();
   // A failed run pauses the kernel (so that its threads can be unwound); were it stopped,
   // the kernel's "Simulation stopped by user" note would land on stdout, which must stay
@@ -231,31 +242,31 @@ RunReport Simulation::run(const std::function<void(Runtime&)>& program) {
       (sc_core::sc_pending_activity_at_future_time() ||
        (to_ps(sc_core::sc_time_stamp()) >= limit_ps &&
         sc_core::sc_pending_activity_at_current_time()))) {
-    const size_t launches = m_platform->log().count();
+    const size_t launches = m_launches.count();
     throw SimulationError(
         "simulated time limit of " + units::format_time_ps(limit_ps) + " reached after " +
         std::to_string(launches) + (launches == 1 ? " launch" : " launches") + ", the host " +
-        (host.blocked_on().empty() ? std::string("still running its program")
-                                   : "waiting for " + host.blocked_on()) +
+        (driver.blocked_on().empty() ? std::string("still running its program")
+                                     : "waiting for " + driver.blocked_on()) +
         "; raise limits.sim_time or --max-sim-time if the run is meant to be this long");
   }
   if (!host.finished())
     throw SimulationError(
         "deadlock at " + std::to_string(to_ps(sc_core::sc_time_stamp()) / 1000) +
         " ns: the host waits for " +
-        (host.blocked_on().empty() ? std::string("the device") : host.blocked_on()) +
+        (driver.blocked_on().empty() ? std::string("the device") : driver.blocked_on()) +
         ", but no block can make progress" + describe_waits());
 
   RunReport report;
   report.config_name = m_platform->config().name;
   report.config_file = m_platform->config().file;
   report.effective_config = m_platform->config().effective;
-  m_platform->log().flush();
-  report.launches = std::move(m_platform->log().records());
+  m_launches.flush();
+  report.launches = std::move(m_launches.records());
   report.table = std::move(m_table);
   uint64_t end = to_ps(sc_core::sc_time_stamp());
   for (const auto& r : report.table.rows())
-    end = std::max(end, r.t_ps[6]);
+    end = std::max(end, r.at[Stamp::Learnt]);
   report.simulated_ps = end;
   report.host.busy_ps = host.busy_ps();
   report.host.blocked_ps = host.blocked_ps();

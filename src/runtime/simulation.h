@@ -2,6 +2,7 @@
 
 #include "platform/platform_config.h"
 #include "report/report.h"
+#include "runtime/launch_collector.h"
 #include "runtime/runtime.h"
 
 #include <functional>
@@ -51,6 +52,7 @@ private:
 
   std::unique_ptr<Platform> m_platform;
   std::unique_ptr<Runtime> m_runtime;
+  LaunchCollector m_launches; ///< builds the launch records from the blocks' events
   std::unique_ptr<ProgressMonitor> m_monitor;
   std::unique_ptr<EnergyProbe> m_probe; ///< the trace's view of the blocks' energy
   std::unique_ptr<ProgressLine> m_progress;

@@ -336,7 +336,7 @@ TEST(TestbenchErrors, WaitInsideRepeatNeverRecorded) {
 }
 
 // A record inside `repeat: {count: 0}` never runs, so a wait on it can never finish
-// (HostCpu::wait_event waits for at least the first record).
+// (Driver::wait_event waits for at least the first record).
 TEST(TestbenchErrors, WaitOnEventRecordedOnlyInEmptyRepeat) {
   const std::string e =
       error_of(with_program("  - repeat: {count: 0, body: [{record: {event: e1, stream: s1}}]}\n"

@@ -45,7 +45,7 @@ inline nlohmann::json to_json(const RunReport& report, const std::vector<double>
                              {"unit", r.unit},
                              {"units", r.units},
                              {"async", r.async},
-                             {"t", r.t_ps},
+                             {"t", r.at.all()},
                              {"dispatch", r.schedule_dispatch_ps},
                              {"ifetch", r.ifetch_stall_ps}});
   }
@@ -74,7 +74,7 @@ inline IsolatedRun from_json(const nlohmann::json& j) {
     r.unit = l["unit"].get<int>();
     r.units = l["units"].get<uint32_t>();
     r.async = l["async"].get<bool>();
-    r.t_ps = l["t"].get<std::array<uint64_t, 7>>();
+    r.at = Stamps(l["t"].get<std::array<uint64_t, 7>>());
     r.schedule_dispatch_ps = l["dispatch"].get<uint64_t>();
     r.ifetch_stall_ps = l["ifetch"].get<uint64_t>();
     out.launches.push_back(r);

@@ -22,7 +22,7 @@ LaunchRecord timed(uint64_t id, const std::string& kernel, const std::array<uint
   r.stream = "s";
   r.unit = 0;
   r.async = true;
-  r.t_ps = t_ps;
+  r.at = Stamps(t_ps);
   return r;
 }
 
@@ -168,7 +168,7 @@ TEST(LayersSummary, TopKernelsThenTheRestTheIdleTimeAndTheRun) {
   RunReport report = three_kernels();
   // Microseconds, so that the lines show figures: scale every time by 10^6.
   for (LaunchRecord& r : report.launches) {
-    for (uint64_t& t : r.t_ps)
+    for (uint64_t& t : r.at)
       t *= 1000000;
     r.work.mac_roof_ps *= 1000000;
     r.work.compute_roof_ps *= 1000000;

@@ -1,5 +1,4 @@
 // Report formats: percentiles, number formatting, JSON, CSV, summary, output directory.
-#include "models/common/launch_log.h"
 #include "report/report.h"
 #include "tests/text_lines.h"
 
@@ -28,8 +27,8 @@ LaunchRecord make_record(uint64_t id, const std::string& kernel, uint64_t base_p
   r.unit = 2;
   // prepare 1000, submit 2000, schedule 3000 (dispatch 500), iload 4000,
   // execute 5000 (ifetch stall 250), complete 6000 ps.
-  r.t_ps = {base_ps,         base_ps + 1000,  base_ps + 3000, base_ps + 6000,
-            base_ps + 10000, base_ps + 15000, base_ps + 21000};
+  r.at = Stamps({base_ps, base_ps + 1000, base_ps + 3000, base_ps + 6000, base_ps + 10000,
+                 base_ps + 15000, base_ps + 21000});
   r.schedule_dispatch_ps = 500;
   r.ifetch_stall_ps = 250;
   return r;
@@ -471,41 +470,6 @@ TEST(OutputDir, StreamedFileAppearsOnlyAtCommit) {
   EXPECT_EQ(tmp.entries(), (std::vector<std::string>{"out"}));
 }
 
-// Records leave the log in launch-id order, however they complete; the streamed CSV is
-// the CSV of the kept records.
-TEST(LaunchLog, StreamsClosedRecordsInLaunchOrder) {
-  const RunReport report = make_report();
-  std::ostringstream streamed;
-  write_launches_csv_header(streamed);
-  std::vector<uint64_t> order;
-  LaunchLog log;
-  log.set_sink(
-      [&](const LaunchRecord& r) {
-        order.push_back(r.launch_id);
-        write_launches_csv_row(streamed, r);
-      },
-      false);
-  for (const LaunchRecord& r : report.launches) {
-    LaunchRecord& open = log.open();
-    const uint64_t id = open.launch_id;
-    open = r;
-    open.launch_id = id;
-  }
-  log.close(2, report.launches[2].t_ps[6]);
-  EXPECT_TRUE(order.empty()); // 0 and 1 are still open
-  log.close(0, report.launches[0].t_ps[6]);
-  EXPECT_EQ(order, (std::vector<uint64_t>{0}));
-  EXPECT_NO_THROW(log.at(1));
-  EXPECT_THROW(log.at(0), std::out_of_range); // released and not kept
-  log.close(1, report.launches[1].t_ps[6]);
-  EXPECT_EQ(order, (std::vector<uint64_t>{0, 1, 2}));
-  EXPECT_TRUE(log.records().empty());
-  EXPECT_EQ(log.count(), 3u);
-  std::ostringstream whole;
-  write_launches_csv(whole, report.launches);
-  EXPECT_EQ(streamed.str(), whole.str());
-}
-
 LaunchRecord timed(uint64_t id, const std::string& stream, int unit,
                    const std::array<uint64_t, 7>& t_ps, bool async) {
   LaunchRecord r;
@@ -514,7 +478,7 @@ LaunchRecord timed(uint64_t id, const std::string& stream, int unit,
   r.stream = stream;
   r.unit = unit;
   r.async = async;
-  r.t_ps = t_ps;
+  r.at = Stamps(t_ps);
   return r;
 }
 

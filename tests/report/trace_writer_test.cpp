@@ -63,8 +63,8 @@ npu::LaunchRecord record(uint64_t id, const std::string& kernel) {
   r.kernel = kernel;
   r.stream = "s1";
   r.unit = 1;
-  for (size_t i = 0; i < r.t_ps.size(); ++i)
-    r.t_ps[i] = 1'000'000 * id + 1'000 * i + 1; // distinct, whole ps
+  for (size_t i = 0; i < r.at.size(); ++i)
+    r.at.nth(i) = 1'000'000 * id + 1'000 * i + 1; // distinct, whole ps
   return r;
 }
 
@@ -105,8 +105,9 @@ TEST_F(TraceWriterTest, PicosecondTimesAndEscapedNames) {
   {
     ChromeTraceWriter w(options(), {1, 2, 1});
     const npu::LaunchRecord r = record(3, "conv \"a\"\\b");
-    w.launch_call(r, r.t_ps[2]);
-    w.unit_run(3, r.kernel, 1, r.t_ps[3], r.t_ps[4], r.t_ps[5]);
+    w.launch_call(r, r.at[npu::Stamp::Submitted]);
+    w.unit_run(3, r.kernel, 1, r.at[npu::Stamp::Assigned], r.at[npu::Stamp::Resident],
+               r.at[npu::Stamp::Finished]);
     w.launch_done(r);
     w.commit();
   }
@@ -135,8 +136,9 @@ TEST_F(TraceWriterTest, NamesWithInvalidUtf8AndControlCharactersStayValidJson) {
   {
     ChromeTraceWriter w(options(), {1, 2, 1});
     const npu::LaunchRecord r = record(3, name);
-    w.launch_call(r, r.t_ps[2]);
-    w.unit_run(3, r.kernel, 1, r.t_ps[3], r.t_ps[4], r.t_ps[5]);
+    w.launch_call(r, r.at[npu::Stamp::Submitted]);
+    w.unit_run(3, r.kernel, 1, r.at[npu::Stamp::Assigned], r.at[npu::Stamp::Resident],
+               r.at[npu::Stamp::Finished]);
     w.launch_done(r);
     w.commit();
   }

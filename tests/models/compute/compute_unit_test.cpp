@@ -272,7 +272,9 @@ TEST(ComputeUnit, MemoryBoundKernelsOnTwoUnitsShareTheDdr) {
   const LaunchRecord& x = report.launches[1];
   const LaunchRecord& y = report.launches[2];
   EXPECT_NE(x.unit, y.unit);
-  EXPECT_LT(std::max(x.t_ps[4], y.t_ps[4]), std::min(x.t_ps[5], y.t_ps[5])) << "no overlap";
+  EXPECT_LT(std::max(x.at[Stamp::Resident], y.at[Stamp::Resident]),
+            std::min(x.at[Stamp::Finished], y.at[Stamp::Finished]))
+      << "no overlap";
   std::printf("elementwise 4 MiB: alone %.1f us, together %.1f and %.1f us\n", alone / 1e6,
               static_cast<double>(x.execute_ps()) / 1e6, static_cast<double>(y.execute_ps()) / 1e6);
   EXPECT_GT(static_cast<double>(x.execute_ps()), 1.6 * alone);

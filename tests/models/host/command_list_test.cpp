@@ -52,7 +52,7 @@ TEST(CommandList, OneDoorbellAndFarLessHostTimeForTheSameLaunches) {
     EXPECT_EQ(r.total_ps(), r.prepare_ps() + r.submit_ps() + r.schedule_ps() + r.iload_ps() +
                                 r.execute_ps() + r.complete_ps());
     if (i > 32) { // still in stream order
-      EXPECT_GE(r.t_ps[3], report.launches[i - 1].t_ps[5]);
+      EXPECT_GE(r.at[Stamp::Assigned], report.launches[i - 1].at[Stamp::Finished]);
     }
   }
 }

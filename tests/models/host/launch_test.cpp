@@ -29,13 +29,13 @@ using test::cycles_kernel;
 // Timestamps are set, ordered, and the five phases add up to t6 - t0 exactly.
 void expect_consistent(const LaunchRecord& r) {
   SCOPED_TRACE("launch " + std::to_string(r.launch_id) + " (" + r.kernel + ")");
-  for (size_t i = 1; i < r.t_ps.size(); ++i)
-    EXPECT_LE(r.t_ps[i - 1], r.t_ps[i]) << "t" << i - 1 << " > t" << i;
-  EXPECT_GT(r.t_ps[6], 0u) << "t6 never set";
-  EXPECT_GT(r.t_ps[5], r.t_ps[4]) << "the kernel took no time";
+  for (size_t i = 1; i < r.at.size(); ++i)
+    EXPECT_LE(r.at.nth(i - 1), r.at.nth(i)) << "t" << i - 1 << " > t" << i;
+  EXPECT_GT(r.at[Stamp::Learnt], 0u) << "t6 never set";
+  EXPECT_GT(r.at[Stamp::Finished], r.at[Stamp::Resident]) << "the kernel took no time";
   const uint64_t sum = r.prepare_ps() + r.submit_ps() + r.schedule_ps() + r.iload_ps() +
                        r.execute_ps() + r.complete_ps();
-  EXPECT_EQ(sum, r.t_ps[6] - r.t_ps[0]);
+  EXPECT_EQ(sum, r.at[Stamp::Learnt] - r.at[Stamp::Called]);
   EXPECT_EQ(sum, r.total_ps());
   EXPECT_LE(r.schedule_dispatch_ps, r.schedule_ps());
   EXPECT_LE(r.ifetch_stall_ps, r.execute_ps());
@@ -64,12 +64,13 @@ void sync_launch_returns_after_completion(const char* yaml) {
     const LaunchRecord& r = report.launches[i];
     expect_consistent(r);
     EXPECT_FALSE(r.async);
-    EXPECT_GE(returned_ps[i], r.t_ps[6]) << "sync launch " << i << " returned before t6";
-    EXPECT_GE(returned_ps[i], r.t_ps[5]) << "sync launch " << i << " returned before t5";
+    EXPECT_GE(returned_ps[i], r.at[Stamp::Learnt]) << "sync launch " << i << " returned before t6";
+    EXPECT_GE(returned_ps[i], r.at[Stamp::Finished])
+        << "sync launch " << i << " returned before t5";
     EXPECT_GE(r.execute_ps(), cycles * 1000);
   }
   // The second launch began only after the first returned.
-  EXPECT_GE(report.launches[1].t_ps[0], returned_ps[0]);
+  EXPECT_GE(report.launches[1].at[Stamp::Called], returned_ps[0]);
   if (config.host.completion == CompletionMode::Interrupt) {
     EXPECT_GE(report.launches[0].complete_ps(), config.host.interrupt_latency_ps);
   }
@@ -108,15 +109,15 @@ TEST(Launch, AsyncLaunchesOnOneStreamRunInOrder) {
     expect_consistent(r);
     EXPECT_TRUE(r.async);
     // An async call returns when the doorbell was accepted, long before the kernel ends.
-    EXPECT_EQ(returned_ps[i], r.t_ps[2]) << "launch " << i;
-    EXPECT_LT(returned_ps[i], r.t_ps[5]) << "launch " << i;
+    EXPECT_EQ(returned_ps[i], r.at[Stamp::Submitted]) << "launch " << i;
+    EXPECT_LT(returned_ps[i], r.at[Stamp::Finished]) << "launch " << i;
     if (i > 0) {
-      EXPECT_GE(r.t_ps[3], report.launches[i - 1].t_ps[5])
+      EXPECT_GE(r.at[Stamp::Assigned], report.launches[i - 1].at[Stamp::Finished])
           << "launch " << i << " started before launch " << i - 1 << " finished";
     }
   }
   // Two units were free: only stream order kept the short kernels waiting.
-  EXPECT_LT(report.launches[1].t_ps[2], report.launches[0].t_ps[5]);
+  EXPECT_LT(report.launches[1].at[Stamp::Submitted], report.launches[0].at[Stamp::Finished]);
 }
 
 TEST(Launch, TwoStreamsOnDifferentQueuesOverlap) {
@@ -138,9 +139,10 @@ TEST(Launch, TwoStreamsOnDifferentQueuesOverlap) {
   expect_consistent(b);
   EXPECT_EQ(a.stream, "a");
   EXPECT_EQ(b.stream, "b");
-  EXPECT_TRUE(intervals_overlap(a.t_ps[3], a.t_ps[5], b.t_ps[3], b.t_ps[5]))
-      << "a [" << a.t_ps[3] << ", " << a.t_ps[5] << "], b [" << b.t_ps[3] << ", " << b.t_ps[5]
-      << "]";
+  EXPECT_TRUE(intervals_overlap(a.at[Stamp::Assigned], a.at[Stamp::Finished], b.at[Stamp::Assigned],
+                                b.at[Stamp::Finished]))
+      << "a [" << a.at[Stamp::Assigned] << ", " << a.at[Stamp::Finished] << "], b ["
+      << b.at[Stamp::Assigned] << ", " << b.at[Stamp::Finished] << "]";
   EXPECT_NE(a.unit, b.unit);
 }
 
@@ -157,7 +159,8 @@ TEST(Launch, TwoStreamsSerialiseWithOneUnit) {
   const LaunchRecord& b = report.launches[1];
   expect_consistent(a);
   expect_consistent(b);
-  EXPECT_FALSE(intervals_overlap(a.t_ps[3], a.t_ps[5], b.t_ps[3], b.t_ps[5]));
+  EXPECT_FALSE(intervals_overlap(a.at[Stamp::Assigned], a.at[Stamp::Finished],
+                                 b.at[Stamp::Assigned], b.at[Stamp::Finished]));
 }
 
 TEST(Launch, EveryLaunchsPhasesSumToItsTotal) {
@@ -191,7 +194,7 @@ TEST(Launch, EveryLaunchsPhasesSumToItsTotal) {
     expect_consistent(r);
   EXPECT_EQ(report.launches[3].units, 2u);
   for (const LaunchRecord& r : report.launches)
-    EXPECT_LE(r.t_ps[6], report.simulated_ps);
+    EXPECT_LE(r.at[Stamp::Learnt], report.simulated_ps);
 }
 
 void event_orders_streams(const char* yaml) {
@@ -214,10 +217,10 @@ void event_orders_streams(const char* yaml) {
   expect_consistent(producer);
   expect_consistent(consumer);
   // The consumer was submitted while the producer ran, on a free unit, yet waited.
-  EXPECT_LT(consumer.t_ps[2], producer.t_ps[5]);
-  EXPECT_GE(consumer.t_ps[3], producer.t_ps[5])
-      << "consumer started at " << consumer.t_ps[3] << " ps, producer finished at "
-      << producer.t_ps[5] << " ps";
+  EXPECT_LT(consumer.at[Stamp::Submitted], producer.at[Stamp::Finished]);
+  EXPECT_GE(consumer.at[Stamp::Assigned], producer.at[Stamp::Finished])
+      << "consumer started at " << consumer.at[Stamp::Assigned] << " ps, producer finished at "
+      << producer.at[Stamp::Finished] << " ps";
 }
 
 TEST(Launch, StreamWaitingOnAnEventStartsAfterTheRecordedKernel) {
@@ -246,7 +249,7 @@ TEST(Launch, WaitOnAnEventThatIsRecordedLaterWaitsForThatRecord) {
   ASSERT_EQ(report.launches.size(), 2u);
   const LaunchRecord& consumer = report.launches[0];
   const LaunchRecord& producer = report.launches[1];
-  EXPECT_GE(consumer.t_ps[3], producer.t_ps[5]);
+  EXPECT_GE(consumer.at[Stamp::Assigned], producer.at[Stamp::Finished]);
 }
 
 // The wait refers to the latest record issued before it: the second one, after `b`.
@@ -270,8 +273,8 @@ TEST(Launch, WaitRefersToTheLatestRecordOfAnEvent) {
   ASSERT_EQ(report.launches.size(), 3u);
   const LaunchRecord& b = report.launches[1];
   const LaunchRecord& c = report.launches[2];
-  EXPECT_LT(c.t_ps[2], b.t_ps[5]);
-  EXPECT_GE(c.t_ps[3], b.t_ps[5]) << "c waited for the first record only";
+  EXPECT_LT(c.at[Stamp::Submitted], b.at[Stamp::Finished]);
+  EXPECT_GE(c.at[Stamp::Assigned], b.at[Stamp::Finished]) << "c waited for the first record only";
 }
 
 // More async launches than ring entries: the driver waits for ring space, and
@@ -289,12 +292,12 @@ void ring_full(const char* yaml) {
   for (size_t i = 0; i < report.launches.size(); ++i) {
     expect_consistent(report.launches[i]);
     if (i > 0) {
-      EXPECT_GE(report.launches[i].t_ps[3], report.launches[i - 1].t_ps[5]);
+      EXPECT_GE(report.launches[i].at[Stamp::Assigned], report.launches[i - 1].at[Stamp::Finished]);
     }
     // At most 2 commands of the queue are outstanding: launch i is submitted only
     // after the host learnt that launch i - 2 completed.
     if (i >= 2) {
-      EXPECT_GE(report.launches[i].t_ps[2], report.launches[i - 2].t_ps[6]);
+      EXPECT_GE(report.launches[i].at[Stamp::Submitted], report.launches[i - 2].at[Stamp::Learnt]);
     }
   }
 }

@@ -41,8 +41,9 @@ TEST(Events, WaitReleasesTheStreamExactlyAfterTheRecordedKernel) {
     ASSERT_EQ(r.launches.size(), 2u);
     const LaunchRecord& p = r.launches[0];
     const LaunchRecord& c = r.launches[1];
-    EXPECT_LT(c.t_ps[2], p.t_ps[5]) << "the consumer must be submitted while the producer runs";
-    EXPECT_EQ(c.t_ps[3], p.t_ps[5] + (2 * 7 + 40) * kCyclePs) << completion;
+    EXPECT_LT(c.at[Stamp::Submitted], p.at[Stamp::Finished])
+        << "the consumer must be submitted while the producer runs";
+    EXPECT_EQ(c.at[Stamp::Assigned], p.at[Stamp::Finished] + (2 * 7 + 40) * kCyclePs) << completion;
     // No host sync was involved: the host was never blocked before the final sync.
     EXPECT_EQ(r.stat("scheduler", "event_commands"), 2);
   }
@@ -58,7 +59,7 @@ TEST(Events, WithoutTheWaitStreamsOverlap) {
     rt.launch_async(consumer, {}, b);
   });
   ASSERT_EQ(r.error, "");
-  EXPECT_LT(r.launches[1].t_ps[5], r.launches[0].t_ps[5]);
+  EXPECT_LT(r.launches[1].at[Stamp::Finished], r.launches[0].at[Stamp::Finished]);
   EXPECT_NE(r.launches[1].unit, r.launches[0].unit);
 }
 
@@ -93,7 +94,8 @@ TEST(Events, QuerySynchronizeAndElapsedTime) {
     EXPECT_GT(r.values[2], 100000.0 * kCyclePs) << "the sync waited for k2";
     EXPECT_EQ(r.values[3], 1) << completion;
     ASSERT_EQ(r.launches.size(), 2u);
-    EXPECT_EQ(r.values[4], static_cast<double>(r.launches[1].t_ps[5] - r.launches[0].t_ps[5]))
+    EXPECT_EQ(r.values[4], static_cast<double>(r.launches[1].at[Stamp::Finished] -
+                                               r.launches[0].at[Stamp::Finished]))
         << completion;
   }
 }

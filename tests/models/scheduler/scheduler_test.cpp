@@ -3,7 +3,7 @@
 // finish it after a time the test sets, a memory that holds the command rings, and a
 // host that rings the doorbells and takes the completions. Links npu_scheduler only.
 #include "models/common/address_map.h"
-#include "models/common/launch_log.h"
+#include "models/common/launch_observer.h"
 #include "models/common/tlm_util.h"
 #include "models/scheduler/scheduler.h"
 
@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -63,9 +64,9 @@ private:
       m_busy_ps += m_run_ps;
       UnitResult result;
       result.unit = m_index;
-      result.t4_ps = runs.back().start_ps;
-      result.t5_ps = to_ps(sc_core::sc_time_stamp());
-      runs.back().end_ps = result.t5_ps;
+      result.resident_ps = runs.back().start_ps;
+      result.finished_ps = to_ps(sc_core::sc_time_stamp());
+      runs.back().end_ps = result.finished_ps;
       DoneCallback done = std::move(m_done);
       m_job.reset();
       done(result);
@@ -169,12 +170,36 @@ private:
   std::vector<uint64_t> m_doorbells;
 };
 
+// What the scheduler tells of each launch: its dispatch and its units' parts.
+struct StubObserver : LaunchObserverIf {
+  std::map<uint64_t, LaunchDispatch> dispatches;
+  std::map<uint64_t, std::vector<UnitPart>> parts; ///< per launch, in order of finishing
+
+  void called(uint64_t, const LaunchCall&, uint64_t) override {}
+  void stamped(uint64_t, Stamp, uint64_t) override {}
+  void returned(uint64_t, uint64_t, bool) override {}
+  void dispatched(uint64_t launch_id, const LaunchDispatch& d) override {
+    dispatches[launch_id] = d;
+  }
+  void unit_done(uint64_t launch_id, const UnitPart& part) override {
+    parts[launch_id].push_back(part);
+  }
+  /// The unit that finished last (the later one on a tie), as the launch record takes it.
+  UnitPart critical(uint64_t launch_id) const {
+    UnitPart out = parts.at(launch_id).front();
+    for (const UnitPart& p : parts.at(launch_id))
+      if (p.finished_ps >= out.finished_ps)
+        out = p;
+    return out;
+  }
+};
+
 // The scheduler with `unit_ps.size()` stub units (unit i runs every job unit_ps[i]) and the
 // commands of each queue written into its ring; `run()` rings the doorbells and simulates.
 struct Bench {
   SchedulerConfig config;
   CommandLayout layout;
-  LaunchLog log;
+  StubObserver observer;
   StubMemory memory;
   StubDma dma;
   std::vector<std::unique_ptr<StubUnit>> units;
@@ -193,12 +218,13 @@ struct Bench {
       units.push_back(std::make_unique<StubUnit>(("unit" + std::to_string(i)).c_str(),
                                                  static_cast<int>(i), unit_ps[i],
                                                  i < resident.size() ? resident[i] : 0));
-    scheduler = std::make_unique<Scheduler>("scheduler", config, layout, log);
+    scheduler = std::make_unique<Scheduler>("scheduler", config, layout);
+    scheduler->launches.bind(observer);
     for (auto& u : units)
       scheduler->units.bind(*u);
     scheduler->dma.bind(dma);
     scheduler->mem.bind(memory.socket);
-    EXPECT_EQ(scheduler->add_kernel({ops, 0, workspace}), 0u);
+    EXPECT_EQ(scheduler->add_kernel({"k", ops, 0, workspace}), 0u);
   }
   // The scheduler's threads are left waiting for more work: unwind them, so that what their
   // stacks hold is freed before the blocks go.
@@ -228,10 +254,8 @@ struct Bench {
     d.body = std::move(body);
     const uint64_t slot = written[q]++;
     const std::vector<uint8_t> block = encode_args(args);
-    if (auto* k = std::get_if<KernelCommand>(&d.body)) {
+    if (auto* k = std::get_if<KernelCommand>(&d.body))
       k->arg_bytes = static_cast<uint32_t>(block.size());
-      log.open(); // the host opens a launch's record before it submits it
-    }
     std::copy(block.begin(), block.end(), memory.data.begin() + layout.arg_addr(q, slot));
     const auto raw = d.encode();
     std::copy(raw.begin(), raw.end(), memory.data.begin() + layout.descriptor_addr(q, slot));
@@ -326,8 +350,8 @@ TEST_F(SchedulerBlock, KernelsAndCopiesRunOnTheBoundBlocksAndCompleteWhenTheyFin
   EXPECT_EQ(b.host->done[0].command_id, k0);
   EXPECT_EQ(b.host->done[1].command_id, copy);
   EXPECT_EQ(b.host->done[2].command_id, k1);
-  EXPECT_EQ(b.log.at(0).t_ps[5], r0.end_ps);
-  EXPECT_EQ(b.log.at(1).unit, 1);
+  EXPECT_EQ(b.observer.critical(0).finished_ps, r0.end_ps);
+  EXPECT_EQ(b.observer.critical(1).unit, 1u);
 }
 
 // A kernel over two units runs one share on each and completes with the slower one; the
@@ -347,7 +371,7 @@ TEST_F(SchedulerBlock, AKernelOverTwoUnitsCompletesWithItsSlowerShare) {
   EXPECT_EQ(s1.job.share, 1u);
   EXPECT_EQ(s0.start_ps, s1.start_ps);
   EXPECT_EQ(b.completion(wide).device_ps, s1.end_ps);
-  EXPECT_EQ(b.log.at(0).unit, 1); // the critical share
+  EXPECT_EQ(b.observer.critical(0).unit, 1u); // the critical share
   const StubUnit::Run& after = b.units[0]->runs[1];
   EXPECT_GT(after.start_ps, s1.end_ps);
   EXPECT_EQ(b.completion(next).device_ps, after.end_ps);

@@ -2,7 +2,6 @@
 
 #include "common/checked_math.h"
 #include "common/error.h"
-#include "models/common/address_map.h"
 #include "models/common/tlm_util.h"
 
 #include <algorithm>
@@ -17,10 +16,10 @@ constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
 } // namespace
 
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
-                         Region sram_partition, const PlanTarget& target)
+                         const Windows& windows, const PlanTarget& target)
     : sc_module(name), icache("icache"), dma("dma"), m_config(config), m_index(index),
       m_streams(std::max(kStreams, target.dma_channels / std::max<uint32_t>(config.units, 1))),
-      m_sram(sram_partition), m_target(target),
+      m_sram(windows.tiles), m_sram_window(windows.sram), m_ddr(windows.ddr), m_target(target),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_load_pool("loads", m_streams), m_store_pool("stores", m_streams) {
   SC_HAS_PROCESS(ComputeUnit);
@@ -71,10 +70,10 @@ void ComputeUnit::serve() {
 }
 
 namespace {
-// Where the job's operands live: arguments whose regions are in the SRAM.
-OperandPlaces operand_places(const KernelJob& job) {
-  const auto in_sram = [](const Region& r) {
-    return r.bytes > 0 && r.addr >= address_map::kSramBase && r.addr < address_map::kRegsBase;
+// Where the job's operands live: arguments whose regions are in the SRAM's window.
+OperandPlaces operand_places(const KernelJob& job, const Region& sram) {
+  const auto in_sram = [&sram](const Region& r) {
+    return r.bytes > 0 && r.addr >= sram.addr && r.addr - sram.addr < sram.bytes;
   };
   std::vector<bool> args;
   for (const Region& r : job.inputs)
@@ -85,7 +84,7 @@ OperandPlaces operand_places(const KernelJob& job) {
 } // namespace
 
 const TilePlan& ComputeUnit::cached_plan(const KernelJob& job, const OpSpec& op) {
-  const OperandPlaces places = operand_places(job);
+  const OperandPlaces places = operand_places(job, m_sram_window);
   // Relaunching the same kernels is common; planning searches many tile shapes.
   for (auto it = m_plans.begin(); it != m_plans.end(); ++it) {
     if (it->op == op && it->units == job.units && it->share == job.share && it->places == places) {
@@ -279,7 +278,7 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
   const KernelJob& job = *m_job;
   if (load && job.inputs.empty())
     return;
-  const uint64_t sram_base = address_map::kSramBase + m_sram.addr + buffer;
+  const uint64_t sram_base = m_sram.addr + buffer;
   std::vector<DmaTransfer> descriptors;
   for (const TileTransfer& t : transfers) {
     const Region& region = load ? job.inputs[t.operand % job.inputs.size()] : job.output;
@@ -345,7 +344,7 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
   m_dma_transfers += descriptors.size();
   for (const DmaTransfer& d : descriptors) {
     (load ? m_bytes_loaded : m_bytes_stored) += d.bytes();
-    if ((load ? d.src : d.dst) < address_map::kSramBase)
+    if (const uint64_t at = load ? d.src : d.dst; at >= m_ddr.addr && at - m_ddr.addr < m_ddr.bytes)
       m_job_dram_bytes += d.bytes();
   }
 }

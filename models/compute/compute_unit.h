@@ -41,10 +41,17 @@ public:
   /// Smallest part a one-row descriptor is split into to spread it over channels.
   static constexpr uint64_t kMinSplitBytes = 4096;
 
-  /// `target` is what the tile planner knows of the hardware (its partition_bytes is
-  /// the size of `sram_partition`).
+  /// Where the unit's data lives, as device addresses the platform hands it.
+  struct Windows {
+    Region tiles; ///< the unit's own SRAM partition for tiles
+    Region sram;  ///< the SRAM's window (operands placed there cost no DDR traffic)
+    Region ddr;   ///< the DDR's window (operand bytes inside it count as DRAM traffic)
+  };
+
+  /// `target` is what the tile planner knows of the hardware (its partition_bytes is the
+  /// size of `windows.tiles`).
   ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
-              Region sram_partition, const PlanTarget& target);
+              const Windows& windows, const PlanTarget& target);
 
   void start(KernelJob job, DoneCallback done) override;
   bool busy() const { return m_job.has_value(); }
@@ -102,8 +109,10 @@ private:
 
   ComputeConfig m_config;
   int m_index;
-  unsigned m_streams; ///< descriptors in flight per loader or storer (see kStreams)
-  Region m_sram;
+  unsigned m_streams;   ///< descriptors in flight per loader or storer (see kStreams)
+  Region m_sram;        ///< the unit's tile partition (device addresses)
+  Region m_sram_window; ///< the SRAM's window (device addresses)
+  Region m_ddr;         ///< the DDR's window (device addresses)
   PlanTarget m_target;
   uint64_t m_period_ps;
   std::optional<KernelJob> m_job;

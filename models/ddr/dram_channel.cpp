@@ -112,17 +112,17 @@ void DramChannel::rescan() {
     scheduler([](auto& s) { s.rebuild(); });
   }
   m_best = DramCandidate{};
-  if (m_refresh->any_held())
-    m_refresh->propose(m_timing, m_floor, m_best);
+  if (refresh_state().any_held())
+    refresh([&](const auto& r) { r.propose(m_timing, m_floor, m_best); });
   scheduler([&](auto& s) { s.choose(m_best, limits()); });
-  m_next_decision = std::min(m_best.cycle, m_refresh->next_due());
+  m_next_decision = std::min(m_best.cycle, refresh_state().next_due());
 }
 
 void DramChannel::decide(uint64_t cycle) {
   m_now = cycle;
   m_floor = std::max(m_floor, cycle);
-  if (cycle >= m_refresh->next_due()) {
-    m_refresh->poll(cycle);
+  if (cycle >= refresh_state().next_due()) {
+    refresh([&](auto& r) { r.poll(cycle); });
     m_dirty = true;
   }
   if (m_dirty)
@@ -135,7 +135,7 @@ void DramChannel::decide(uint64_t cycle) {
 }
 
 void DramChannel::skip_idle_refreshes(uint64_t cycle) {
-  if (m_refresh->any_held())
+  if (refresh_state().any_held())
     return;
   for (uint32_t r = 0; r < m_timing.rank_count(); ++r)
     if (m_timing.rank(r).open_banks > 0)
@@ -145,7 +145,8 @@ void DramChannel::skip_idle_refreshes(uint64_t cycle) {
     uint64_t t = 0;
     // A tie between ranks goes to decide(), which orders them; a REF that would wait for
     // a bank too.
-    if (!m_refresh->first_due(r, t) || t > cycle || t < m_floor || m_timing.refresh_ready(r) > t)
+    if (!refresh([&](const auto& p) { return p.first_due(r, t); }) || t > cycle || t < m_floor ||
+        m_timing.refresh_ready(r) > t)
       return;
     issue_ref(r, t);
     m_now = t;
@@ -262,7 +263,7 @@ void DramChannel::issue_ref(uint32_t rank, uint64_t t) {
   m_timing.refresh(rank, t);
   for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i)
     scheduler([&](auto& s) { s.retime_bank(i); });
-  m_refresh->on_refresh(rank);
+  refresh([&](auto& p) { p.on_refresh(rank); });
   ++m_stats.refreshes;
   log(DramCommand::REF, t, first, 0, 0);
 }

@@ -164,7 +164,14 @@ private:
   template <class F> decltype(auto) scheduler(F&& f) {
     return std::visit(std::forward<F>(f), m_scheduler);
   }
-  DramIssueLimits limits() const { return {m_floor, m_refresh->held(), m_refresh->any_held()}; }
+  /// Calls `f` with the refresh policy, as its own class.
+  template <class F> decltype(auto) refresh(F&& f) {
+    return std::visit(std::forward<F>(f), m_refresh);
+  }
+  const RefreshPolicy& refresh_state() const { return npu::refresh_state(m_refresh); }
+  DramIssueLimits limits() const {
+    return {m_floor, refresh_state().held(), refresh_state().any_held()};
+  }
   /// Enqueue's fast path: only the new request's bank changed its choice.
   void reconsider_bank(uint32_t bank);
   void rescan();
@@ -195,7 +202,7 @@ private:
   DramQueues m_queues;
   DramSchedulers m_scheduler;
   DramPagePolicies m_page_policy;
-  std::unique_ptr<RefreshPolicy> m_refresh;
+  DramRefreshPolicies m_refresh;
   RingQueue<Completion> m_rd_done, m_wr_done;
   uint64_t m_seq = 0;
 

@@ -75,11 +75,10 @@ bool AllBankRefresh::first_due(uint32_t& rank, uint64_t& cycle) const {
   return !tie;
 }
 
-std::unique_ptr<RefreshPolicy> make_refresh_policy(const DramControllerConfig& config,
-                                                   const DramSpec& spec) {
+DramRefreshPolicies make_refresh_policy(const DramControllerConfig& config, const DramSpec& spec) {
   if (!config.refresh)
-    return std::make_unique<NoRefresh>(spec.ranks);
-  return std::make_unique<AllBankRefresh>(spec);
+    return NoRefresh(spec.ranks);
+  return AllBankRefresh(spec);
 }
 
 } // namespace npu

@@ -5,28 +5,28 @@
 #include "models/ddr/dram_timing_state.h"
 
 #include <cstdint>
-#include <memory>
+#include <variant>
 #include <vector>
 
 namespace npu {
 
 /// When each rank refreshes. A rank whose refresh is due is held: it issues nothing but
 /// the refresh's commands (PREA while banks are open, then REF) until its REF issues.
+///
+/// What every policy keeps; each policy (a final class below) adds:
+///   void poll(uint64_t cycle): holds every rank whose refresh is due at or before `cycle`
+///     (>= next_due());
+///   void propose(const DramTimingState&, uint64_t floor, DramCandidate& best) const: puts
+///     the refresh command of a held rank into `best` where it beats it (prio 0);
+///   void on_refresh(uint32_t rank): the REF of `rank` issued; the rank is free again;
+///   bool first_due(uint32_t& rank, uint64_t& cycle) const: with no rank held and every
+///     bank closed, the rank whose refresh falls due first and when; false when none is
+///     due or two are due at once.
+/// The controller holds one in DramRefreshPolicies and calls it through std::visit, as it
+/// does its scheduler and page policy.
 class RefreshPolicy {
 public:
   explicit RefreshPolicy(uint32_t ranks) : m_held(ranks, 0) {}
-  virtual ~RefreshPolicy() = default;
-
-  /// Holds every rank whose refresh is due at or before `cycle` (>= next_due()).
-  virtual void poll(uint64_t cycle) = 0;
-  /// Puts the refresh command of a held rank into `best` where it beats it (prio 0).
-  virtual void propose(const DramTimingState& timing, uint64_t floor,
-                       DramCandidate& best) const = 0;
-  /// The REF of `rank` issued; the rank is free again.
-  virtual void on_refresh(uint32_t rank) = 0;
-  /// With no rank held and every bank closed: the rank whose refresh falls due first and
-  /// when; false when none is due or two are due at once.
-  virtual bool first_due(uint32_t& rank, uint64_t& cycle) const = 0;
 
   /// The next cycle at which a rank that is not held falls due (UINT64_MAX: none). Kept
   /// here, with the held ranks, so that the controller asks the policy only when needed.
@@ -45,10 +45,10 @@ protected:
 class NoRefresh final : public RefreshPolicy {
 public:
   using RefreshPolicy::RefreshPolicy;
-  void poll(uint64_t) override {}
-  void propose(const DramTimingState&, uint64_t, DramCandidate&) const override {}
-  void on_refresh(uint32_t) override {}
-  bool first_due(uint32_t&, uint64_t&) const override { return false; }
+  void poll(uint64_t) {}
+  void propose(const DramTimingState&, uint64_t, DramCandidate&) const {}
+  void on_refresh(uint32_t) {}
+  bool first_due(uint32_t&, uint64_t&) const { return false; }
 };
 
 /// An all-bank refresh per rank every tREFI, the ranks staggered over one interval so that
@@ -56,10 +56,10 @@ public:
 class AllBankRefresh final : public RefreshPolicy {
 public:
   explicit AllBankRefresh(const DramSpec& spec);
-  void poll(uint64_t cycle) override;
-  void propose(const DramTimingState& timing, uint64_t floor, DramCandidate& best) const override;
-  void on_refresh(uint32_t rank) override;
-  bool first_due(uint32_t& rank, uint64_t& cycle) const override;
+  void poll(uint64_t cycle);
+  void propose(const DramTimingState& timing, uint64_t floor, DramCandidate& best) const;
+  void on_refresh(uint32_t rank);
+  bool first_due(uint32_t& rank, uint64_t& cycle) const;
 
 private:
   void update_next_due();
@@ -68,8 +68,15 @@ private:
   std::vector<uint64_t> m_due; ///< per rank: when its next refresh falls due
 };
 
+/// The refresh policies that DramControllerConfig can choose.
+using DramRefreshPolicies = std::variant<NoRefresh, AllBankRefresh>;
+
 /// The policy `config.refresh` selects.
-std::unique_ptr<RefreshPolicy> make_refresh_policy(const DramControllerConfig& config,
-                                                   const DramSpec& spec);
+DramRefreshPolicies make_refresh_policy(const DramControllerConfig& config, const DramSpec& spec);
+
+/// What every refresh policy keeps (held ranks, next due cycle), whichever it is.
+inline const RefreshPolicy& refresh_state(const DramRefreshPolicies& policy) {
+  return std::visit([](const auto& p) -> const RefreshPolicy& { return p; }, policy);
+}
 
 } // namespace npu

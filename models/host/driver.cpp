@@ -8,7 +8,7 @@
 namespace npu {
 
 Driver::Driver(sc_core::sc_module_name name, const HostConfig& config, const CommandLayout& layout,
-               const DriverAddresses& addresses)
+               const CommandAddresses& addresses)
     : sc_module(name), cpu("cpu"), device("device"), launches("launches"), m_config(config),
       m_layout(layout), m_addresses(addresses), m_rings(layout.queues) {}
 

@@ -33,12 +33,6 @@ struct LaunchRequest {
   bool async = false;
 };
 
-/// Where the command area lies in the device's address space, as the platform maps it.
-struct DriverAddresses {
-  uint64_t ddr_base = 0;  ///< device address of DDR offset 0 (the command rings live there)
-  uint64_t regs_base = 0; ///< device address of the scheduler's doorbell registers
-};
-
 /// The device driver, run by the host CPU (`cpu`) in the host thread: every runtime call
 /// costs host time. It keeps the command rings (descriptors and argument blocks written
 /// into DDR, one doorbell per submission), streams and events, and what it knows of each
@@ -57,7 +51,7 @@ public:
   sc_core::sc_port<LaunchObserverIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> launches;
 
   Driver(sc_core::sc_module_name name, const HostConfig& config, const CommandLayout& layout,
-         const DriverAddresses& addresses);
+         const CommandAddresses& addresses);
 
   /// Stream priorities (index = stream id); streams map onto queues modulo their count.
   void set_stream_priority(uint32_t stream, int priority);
@@ -175,7 +169,7 @@ private:
 
   HostConfig m_config;
   CommandLayout m_layout;
-  DriverAddresses m_addresses;
+  CommandAddresses m_addresses;
   LaunchObserverIf* m_observer = nullptr; ///< what `launches` is bound to (null: unbound)
   uint64_t m_launch_count = 0;            ///< launch ids given so far
   Tracer* m_trace = nullptr;

@@ -66,6 +66,13 @@ struct Descriptor {
 std::vector<uint8_t> encode_args(const std::vector<Region>& regions);
 bool decode_args(const uint8_t* bytes, uint32_t len, std::vector<Region>* out);
 
+/// Where the driver and the scheduler find each other in the device's address space, as
+/// the platform maps it.
+struct CommandAddresses {
+  uint64_t ddr_base = 0;  ///< device address of DDR offset 0 (the command area lives there)
+  uint64_t regs_base = 0; ///< device address of the scheduler's doorbell registers
+};
+
 /// Where the command rings, argument blocks and completion records sit in DDR.
 struct CommandLayout {
   static constexpr uint64_t kArgBytes = 1024;      ///< argument block per ring slot

@@ -109,18 +109,18 @@ DispatchPolicyKind dispatch_policy_kind(const std::string& name) {
   return static_cast<DispatchPolicyKind>(it - names.begin());
 }
 
-std::unique_ptr<DispatchPolicy> make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues) {
+DispatchPolicies make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues) {
   switch (kind) {
   case DispatchPolicyKind::Fifo:
-    return std::make_unique<FifoDispatch>();
+    return FifoDispatch();
   case DispatchPolicyKind::RoundRobin:
-    return std::make_unique<RoundRobinDispatch>(queues);
+    return RoundRobinDispatch(queues);
   case DispatchPolicyKind::LeastLoaded:
-    return std::make_unique<LeastLoadedDispatch>();
+    return LeastLoadedDispatch();
   case DispatchPolicyKind::Affinity:
-    return std::make_unique<AffinityDispatch>();
+    return AffinityDispatch();
   case DispatchPolicyKind::Priority:
-    return std::make_unique<PriorityDispatch>();
+    return PriorityDispatch();
   }
   throw std::invalid_argument("unknown dispatch policy");
 }

@@ -1,8 +1,8 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -23,22 +23,26 @@ struct UnitView {
   uint64_t resident_lines = 0; ///< lines of the candidate's binary in its cache
 };
 
-/// Chooses which ready kernel goes next and on which units. One class per policy.
+/// Chooses which ready kernel goes next and on which units. One class per policy, each
+/// with
+///   size_t pick_kernel(const std::vector<DispatchCandidate>& ready): index into `ready`
+///     (never empty) of the kernel to dispatch;
+/// and, where it does not take the defaults below, pick_units and uses_residency. The
+/// scheduler holds one in DispatchPolicies and calls it through std::visit, as the DRAM
+/// controller does its policies.
 class DispatchPolicy {
 public:
-  virtual ~DispatchPolicy() = default;
-  /// Index into `ready` (never empty) of the kernel to dispatch.
-  virtual size_t pick_kernel(const std::vector<DispatchCandidate>& ready) = 0;
-  /// `count` free units for the chosen kernel (at least `count` are free).
-  virtual std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  /// `count` free units for the chosen kernel (at least `count` are free): the
+  /// lowest-numbered ones.
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
   /// Whether pick_units reads UnitView::resident_lines (costly to gather).
-  virtual bool uses_residency() const { return false; }
+  bool uses_residency() const { return false; }
 };
 
 /// Oldest descriptor first; lowest-numbered free units.
 class FifoDispatch : public DispatchPolicy {
 public:
-  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready);
 };
 
 /// Queues take turns, starting after the queue served last; so do units, starting
@@ -46,8 +50,8 @@ public:
 class RoundRobinDispatch : public DispatchPolicy {
 public:
   explicit RoundRobinDispatch(uint32_t queues) : m_queues(queues) {}
-  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready);
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
 
 private:
   uint32_t m_queues;
@@ -58,21 +62,21 @@ private:
 /// Oldest first; the free units that have done the least work so far.
 class LeastLoadedDispatch : public FifoDispatch {
 public:
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
 };
 
 /// Oldest first; the free units whose instruction caches hold most of the binary,
 /// and among equals the least loaded (so a new kernel goes where it evicts least).
 class AffinityDispatch : public FifoDispatch {
 public:
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) override;
-  bool uses_residency() const override { return true; }
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  bool uses_residency() const { return true; }
 };
 
 /// Highest stream priority first, oldest among equals.
 class PriorityDispatch : public DispatchPolicy {
 public:
-  size_t pick_kernel(const std::vector<DispatchCandidate>& ready) override;
+  size_t pick_kernel(const std::vector<DispatchCandidate>& ready);
 };
 
 /// The policies a config can choose, in the order of dispatch_policy_names().
@@ -83,6 +87,9 @@ const std::vector<std::string>& dispatch_policy_names();
 const std::string& dispatch_policy_name(DispatchPolicyKind kind);
 /// The policy named `name`; throws std::invalid_argument for any other name.
 DispatchPolicyKind dispatch_policy_kind(const std::string& name);
-std::unique_ptr<DispatchPolicy> make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues);
+/// The policies a config can choose, as their own classes.
+using DispatchPolicies = std::variant<FifoDispatch, RoundRobinDispatch, LeastLoadedDispatch,
+                                      AffinityDispatch, PriorityDispatch>;
+DispatchPolicies make_dispatch_policy(DispatchPolicyKind kind, uint32_t queues);
 
 } // namespace npu

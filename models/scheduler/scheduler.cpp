@@ -1,7 +1,6 @@
 #include "models/scheduler/scheduler.h"
 
 #include "common/error.h"
-#include "models/common/address_map.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,10 +8,10 @@
 namespace npu {
 
 Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-                     const CommandLayout& layout)
+                     const CommandLayout& layout, const CommandAddresses& addresses)
     : sc_module(name), regs("regs"), mem("mem"), units("units"), dma("dma"),
       completions("completions"), launches("launches"), m_config(config), m_layout(layout),
-      m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
+      m_addresses(addresses), m_policy(make_dispatch_policy(config.policy, config.hw_queues)),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)) {
   for (uint32_t i = 0; i < config.hw_queues; ++i)
     m_queues.emplace_back(i);
@@ -83,7 +82,7 @@ void Scheduler::read_mem(uint64_t addr, uint8_t* data, uint32_t len, const char*
   sc_assert(delay == sc_core::SC_ZERO_TIME);
   NpuExtension tag;
   tag.who = Initiator::Scheduler;
-  if (transact(mem, tlm::TLM_READ_COMMAND, address_map::kDdrBase + addr, data, len, tag, delay) !=
+  if (transact(mem, tlm::TLM_READ_COMMAND, m_addresses.ddr_base + addr, data, len, tag, delay) !=
       tlm::TLM_OK_RESPONSE)
     throw SimulationError(std::string("scheduler: ") + what + " read failed at address " +
                           std::to_string(addr));
@@ -225,7 +224,7 @@ void Scheduler::dispatch() {
         head.waited_for_units = true; // what frees a unit (or a slot) releases it
     }
     if (!ready.empty()) {
-      const size_t pick = m_policy->pick_kernel(ready);
+      const size_t pick = std::visit([&](auto& p) { return p.pick_kernel(ready); }, m_policy);
       ++m_decisions;
       m_contested += ready.size() > 1 ? 1 : 0;
       for (const DispatchCandidate& c : ready)
@@ -255,16 +254,18 @@ void Scheduler::start_kernel(uint32_t q) {
   const KernelCommand& d = std::get<KernelCommand>(run.cmd.desc.body);
   std::vector<UnitView>& views = m_views;
   views.clear();
+  const bool residency = std::visit([](const auto& p) { return p.uses_residency(); }, m_policy);
   for (int i = 0; i < units.size(); ++i) {
     UnitView v;
     v.index = i;
     v.free = m_unit_free[static_cast<size_t>(i)];
     v.busy_ps = units[i]->busy_ps();
-    if (m_policy->uses_residency() && v.free)
+    if (residency && v.free)
       v.resident_lines = units[i]->resident_lines(d.binary_addr, d.binary_bytes);
     views.push_back(v);
   }
-  const std::vector<int> chosen = m_policy->pick_units(views, d.units);
+  const std::vector<int> chosen =
+      std::visit([&](auto& p) { return p.pick_units(views, d.units); }, m_policy);
   sc_assert(chosen.size() == d.units);
   const uint64_t id = m_next_run++;
   run.remaining = d.units;
@@ -407,7 +408,7 @@ void Scheduler::completion_loop() {
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       const uint64_t slot = c.command_id; // unique per command; ring wraps
       if (transact(mem, tlm::TLM_WRITE_COMMAND,
-                   address_map::kDdrBase + m_layout.completion_addr(c.queue, slot), record.data(),
+                   m_addresses.ddr_base + m_layout.completion_addr(c.queue, slot), record.data(),
                    static_cast<uint32_t>(record.size()), tag, delay) != tlm::TLM_OK_RESPONSE)
         throw SimulationError("scheduler: completion record write failed");
       // The host side takes the landing time; the writer need not wait for it unless

@@ -54,7 +54,7 @@ public:
   sc_core::sc_port<LaunchObserverIf, 1, sc_core::SC_ZERO_OR_MORE_BOUND> launches;
 
   Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config,
-            const CommandLayout& layout);
+            const CommandLayout& layout, const CommandAddresses& addresses);
 
   /// Reports each queue's commands and each unit's kernels to `tracer` (null: off).
   void set_tracer(Tracer* tracer) override { m_trace = tracer; }
@@ -174,9 +174,10 @@ private:
 
   SchedulerConfig m_config;
   CommandLayout m_layout;
+  CommandAddresses m_addresses;
   LaunchObserverIf* m_observer = nullptr; ///< what `launches` is bound to (null: unbound)
   Tracer* m_trace = nullptr;
-  std::unique_ptr<DispatchPolicy> m_policy;
+  DispatchPolicies m_policy;
   std::vector<DeviceKernel> m_kernels;
   uint64_t m_period_ps;
   std::deque<Queue> m_queues; ///< a deque: queues hold registered statistics

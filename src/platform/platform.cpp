@@ -1,7 +1,7 @@
 #include "platform/platform.h"
 
-#include "models/common/address_map.h"
 #include "models/common/tlm_util.h"
+#include "platform/address_map.h"
 
 #include <algorithm>
 
@@ -43,7 +43,7 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
 }
 
 Platform::Platform(const PlatformConfig& config) : m_config(config) {
-  m_layout.base = address_map::kDdrBase + (1ull << 20); // first MiB left unused: null guard
+  m_layout.base = 1ull << 20; // DDR offset; the first MiB left unused: null guard
   m_layout.queues = config.scheduler.hw_queues;
   m_layout.entries = config.scheduler.ring_entries;
   m_heap_base = (m_layout.end() + (1ull << 20) - 1) / (1ull << 20) * (1ull << 20);
@@ -65,20 +65,23 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
     m_icaches.push_back(std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache,
                                                  static_cast<int>(i), m_order.get()));
     const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
-    m_units.push_back(std::make_unique<ComputeUnit>(("unit" + suffix).c_str(), config.compute,
-                                                    static_cast<int>(i), Region{base, partition},
-                                                    plan_target_of(config, partition)));
+    m_units.push_back(std::make_unique<ComputeUnit>(
+        ("unit" + suffix).c_str(), config.compute, static_cast<int>(i),
+        ComputeUnit::Windows{
+            Region{address_map::kSramBase + base, partition},
+            Region{address_map::kSramBase, address_map::kRegsBase - address_map::kSramBase},
+            Region{address_map::kDdrBase, config.ddr.size_bytes}},
+        plan_target_of(config, partition)));
     m_units.back()->icache.bind(*m_icaches.back());
     m_units.back()->dma.bind(*m_dma);
   }
-  m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout);
+  const CommandAddresses commands{address_map::kDdrBase, address_map::kRegsBase};
+  m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, commands);
   for (auto& unit : m_units)
     m_scheduler->units.bind(*unit); // in unit order: the port index is the unit's index
   m_scheduler->dma.bind(*m_dma);
   m_host = std::make_unique<HostCpu>("host", config.host);
-  m_driver =
-      std::make_unique<Driver>("driver", config.host, m_layout,
-                               DriverAddresses{address_map::kDdrBase, address_map::kRegsBase});
+  m_driver = std::make_unique<Driver>("driver", config.host, m_layout, commands);
   m_driver->cpu.bind(*m_host);
   m_host->handler.bind(*m_driver);
   m_scheduler->completions.bind(*m_driver);

@@ -2,7 +2,7 @@
 
 #include "common/error.h"
 #include "config/units.h"
-#include "models/common/address_map.h"
+#include "platform/address_map.h"
 #include "platform/platform.h"
 
 #include <algorithm>

@@ -2,11 +2,11 @@
 // touches an unmapped address fails the simulation with a message naming it. Each test
 // runs on both data paths (interconnect.granularity: 64B and burst).
 #include "common/error.h"
-#include "models/common/address_map.h"
 #include "models/ddr/ddr.h"
 #include "models/dma/dma.h"
 #include "models/interconnect/router.h"
 #include "models/sram/sram.h"
+#include "platform/address_map.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // Instruction cache with fills from DDR through the router: cold and warm preloads,
 // and LRU thrashing when the binary is larger than the cache.
-#include "models/common/address_map.h"
 #include "models/ddr/ddr.h"
 #include "models/icache/icache.h"
 #include "models/interconnect/router.h"
+#include "platform/address_map.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>

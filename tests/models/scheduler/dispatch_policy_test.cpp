@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <variant>
 #include <vector>
 
 namespace npu {
@@ -126,37 +127,47 @@ TEST(DispatchFactory, EveryNamedPolicyIsBuilt) {
   for (const auto& name : names) {
     const DispatchPolicyKind kind = dispatch_policy_kind(name);
     EXPECT_EQ(dispatch_policy_name(kind), name);
-    ASSERT_NE(make_dispatch_policy(kind, 4), nullptr) << name;
+    EXPECT_EQ(make_dispatch_policy(kind, 4).index(), static_cast<size_t>(kind)) << name;
   }
-  EXPECT_NE(dynamic_cast<FifoDispatch*>(make_dispatch_policy(DispatchPolicyKind::Fifo, 4).get()),
-            nullptr);
-  EXPECT_NE(dynamic_cast<RoundRobinDispatch*>(
-                make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4).get()),
-            nullptr);
-  EXPECT_NE(dynamic_cast<LeastLoadedDispatch*>(
-                make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4).get()),
-            nullptr);
-  EXPECT_NE(
-      dynamic_cast<AffinityDispatch*>(make_dispatch_policy(DispatchPolicyKind::Affinity, 4).get()),
-      nullptr);
-  EXPECT_NE(
-      dynamic_cast<PriorityDispatch*>(make_dispatch_policy(DispatchPolicyKind::Priority, 4).get()),
-      nullptr);
+  EXPECT_TRUE(
+      std::holds_alternative<FifoDispatch>(make_dispatch_policy(DispatchPolicyKind::Fifo, 4)));
+  EXPECT_TRUE(std::holds_alternative<RoundRobinDispatch>(
+      make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4)));
+  EXPECT_TRUE(std::holds_alternative<LeastLoadedDispatch>(
+      make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4)));
+  EXPECT_TRUE(std::holds_alternative<AffinityDispatch>(
+      make_dispatch_policy(DispatchPolicyKind::Affinity, 4)));
+  EXPECT_TRUE(std::holds_alternative<PriorityDispatch>(
+      make_dispatch_policy(DispatchPolicyKind::Priority, 4)));
   EXPECT_THROW(dispatch_policy_kind("fifoo"), std::invalid_argument);
+}
+
+// What `f` returns for the policy `policy` holds.
+template <class F> auto pick(DispatchPolicies policy, F f) {
+  return std::visit(f, policy);
 }
 
 TEST(DispatchFactory, PoliciesBehaveAsNamed) {
   const std::vector<DispatchCandidate> ready = {cand(2, 1, 0), cand(0, 5, 3)};
   const std::vector<UnitView> units = {unit(0, true, 900, 0), unit(1, true, 10, 0),
                                        unit(2, true, 500, 50)};
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Fifo, 4)->pick_kernel(ready), 0u);
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4)->pick_kernel(ready), 1u);
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Priority, 4)->pick_kernel(ready), 1u);
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Fifo, 4)->pick_units(units, 1),
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::Fifo, 4),
+                 [&](auto& p) { return p.pick_kernel(ready); }),
+            0u);
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::RoundRobin, 4),
+                 [&](auto& p) { return p.pick_kernel(ready); }),
+            1u);
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::Priority, 4),
+                 [&](auto& p) { return p.pick_kernel(ready); }),
+            1u);
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::Fifo, 4),
+                 [&](auto& p) { return p.pick_units(units, 1); }),
             (std::vector<int>{0}));
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4)->pick_units(units, 1),
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::LeastLoaded, 4),
+                 [&](auto& p) { return p.pick_units(units, 1); }),
             (std::vector<int>{1}));
-  EXPECT_EQ(make_dispatch_policy(DispatchPolicyKind::Affinity, 4)->pick_units(units, 1),
+  EXPECT_EQ(pick(make_dispatch_policy(DispatchPolicyKind::Affinity, 4),
+                 [&](auto& p) { return p.pick_units(units, 1); }),
             (std::vector<int>{2}));
 }
 

@@ -2,7 +2,6 @@
 // the platform: compute units and a DMA engine that record what they are given and
 // finish it after a time the test sets, a memory that holds the command rings, and a
 // host that rings the doorbells and takes the completions. Links npu_scheduler only.
-#include "models/common/address_map.h"
 #include "models/common/launch_observer.h"
 #include "models/common/tlm_util.h"
 #include "models/scheduler/scheduler.h"
@@ -103,6 +102,10 @@ public:
   std::vector<Copy> copies;
 };
 
+// Where the stub DDR sits in the device's address space: the scheduler reaches the
+// command area only through the address it is given.
+constexpr uint64_t kStubDdrBase = 0x2000'0000;
+
 // DDR holding the command rings: every access answers kMemPs later.
 class StubMemory : public sc_core::sc_module {
 public:
@@ -117,7 +120,8 @@ public:
 
 private:
   void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    const uint64_t at = p.get_address() - address_map::kDdrBase;
+    EXPECT_GE(p.get_address(), kStubDdrBase);
+    const uint64_t at = p.get_address() - kStubDdrBase;
     ASSERT_LE(at + p.get_data_length(), data.size());
     if (p.is_read())
       std::memcpy(p.get_data_ptr(), &data[at], p.get_data_length());
@@ -161,7 +165,7 @@ private:
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       NpuExtension tag;
       tag.who = Initiator::Host;
-      ASSERT_EQ(transact(regs, tlm::TLM_WRITE_COMMAND, address_map::doorbell_offset(q),
+      ASSERT_EQ(transact(regs, tlm::TLM_WRITE_COMMAND, CommandLayout::doorbell_offset(q),
                          reinterpret_cast<uint8_t*>(&value), 8, tag, delay),
                 tlm::TLM_OK_RESPONSE);
     }
@@ -218,7 +222,8 @@ struct Bench {
       units.push_back(std::make_unique<StubUnit>(("unit" + std::to_string(i)).c_str(),
                                                  static_cast<int>(i), unit_ps[i],
                                                  i < resident.size() ? resident[i] : 0));
-    scheduler = std::make_unique<Scheduler>("scheduler", config, layout);
+    scheduler =
+        std::make_unique<Scheduler>("scheduler", config, layout, CommandAddresses{kStubDdrBase, 0});
     scheduler->launches.bind(observer);
     for (auto& u : units)
       scheduler->units.bind(*u);

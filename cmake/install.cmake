@@ -14,7 +14,7 @@ set(NPU_INSTALL_LIBRARIES
     npu_options npu_systemc npu_common npu_model_common npu_tlm npu_config npu_compute_model
     npu_compute_if npu_compute npu_dram npu_ddr npu_dma_if npu_dma npu_command npu_host
     npu_icache_if npu_icache npu_interconnect npu_scheduler npu_sram
-    npu_platform npu_report npu_runtime npu_testbench npu_app npusim_runtime)
+    npu_platform_config npu_platform npu_report npu_runtime npu_testbench npu_app npusim_runtime)
 
 install(TARGETS npusim RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS ${NPU_INSTALL_LIBRARIES} EXPORT npusimTargets

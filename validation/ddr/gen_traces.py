@@ -9,7 +9,7 @@ Streams (N = 100,000 64-byte requests each, fixed seeds):
                           with probability 0.25 / 0.50 / 0.75
   copy                  : extra, high-locality mix: LD i*64 and ST 512 MiB + i*64 alternating
 Energy streams (N_ENERGY = 20,000 requests, see energy_streams(); the unit test
-tests/models/ddr/dram_energy_validation_test.cpp makes the same requests with the same
+tests/integration/ddr/dram_energy_validation_test.cpp makes the same requests with the same
 SplitMix64 generator):
   e_seq_read / e_seq_write : address i * 64
   e_rand_read              : line splitmix64(i) mod (1 GiB / 64)

@@ -3,7 +3,7 @@
 // a unit's SRAM partition (found here by brute force), and executes within 1.3x of its
 // roofline bound (the larger of its MACs at the array's peak and those bytes at the
 // DDR's peak).
-#include "compute_test_util.h"
+#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
 #include "platform/platform.h"
 #include "report/report.h"

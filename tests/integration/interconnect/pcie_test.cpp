@@ -1,6 +1,6 @@
 // A discrete card: host buffers live in host memory behind the PCIe link.
-#include "models/common/address_map.h"
 #include "models/common/tlm_util.h"
+#include "platform/address_map.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
 #include "tests/models/model_test_util.h"

@@ -1,7 +1,7 @@
 // Compute units in a whole platform: per-dataflow tile times against the documented
 // formulas, dtype rates, every op from a YAML testbench, clear errors for bad op keys,
 // statistics that add up, and DDR contention between units.
-#include "compute_test_util.h"
+#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
 #include "testbench/testbench.h"
 

@@ -56,25 +56,7 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_order = std::make_unique<TimeOrder>("order");
   m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity, m_order.get());
 
-  // Testbench buffers first, then equal tile partitions for the units.
-  m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
-  const uint64_t partition =
-      (config.sram.size_bytes - config.sram.buffer_bytes) / config.compute.units / 64 * 64;
-  for (uint32_t i = 0; i < config.compute.units; ++i) {
-    const std::string suffix = std::to_string(i);
-    m_icaches.push_back(std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache,
-                                                 static_cast<int>(i), m_order.get()));
-    const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
-    m_units.push_back(std::make_unique<ComputeUnit>(
-        ("unit" + suffix).c_str(), config.compute, static_cast<int>(i),
-        ComputeUnit::Windows{
-            Region{address_map::kSramBase + base, partition},
-            Region{address_map::kSramBase, address_map::kRegsBase - address_map::kSramBase},
-            Region{address_map::kDdrBase, config.ddr.size_bytes}},
-        plan_target_of(config, partition)));
-    m_units.back()->icache.bind(*m_icaches.back());
-    m_units.back()->dma.bind(*m_dma);
-  }
+  build_units(config);
   const CommandAddresses commands{address_map::kDdrBase, address_map::kRegsBase};
   m_scheduler = std::make_unique<Scheduler>("scheduler", config.scheduler, m_layout, commands);
   for (auto& unit : m_units)
@@ -123,6 +105,29 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
       ic->socket.bind(m_router->target);
   }
   collect_blocks();
+}
+
+// Testbench buffers first, then equal tile partitions for the units, each unit with its
+// instruction cache.
+void Platform::build_units(const PlatformConfig& config) {
+  m_sram->allocate(config.sram.buffer_bytes, 64, "buffer space");
+  const uint64_t partition =
+      (config.sram.size_bytes - config.sram.buffer_bytes) / config.compute.units / 64 * 64;
+  for (uint32_t i = 0; i < config.compute.units; ++i) {
+    const std::string suffix = std::to_string(i);
+    m_icaches.push_back(std::make_unique<ICache>(("icache" + suffix).c_str(), config.icache,
+                                                 static_cast<int>(i), m_order.get()));
+    const uint64_t base = m_sram->allocate(partition, 64, "unit " + suffix + " tiles");
+    m_units.push_back(std::make_unique<ComputeUnit>(
+        ("unit" + suffix).c_str(), config.compute, static_cast<int>(i),
+        ComputeUnit::Windows{
+            Region{address_map::kSramBase + base, partition},
+            Region{address_map::kSramBase, address_map::kRegsBase - address_map::kSramBase},
+            Region{address_map::kDdrBase, config.ddr.size_bytes}},
+        plan_target_of(config, partition)));
+    m_units.back()->icache.bind(*m_icaches.back());
+    m_units.back()->dma.bind(*m_dma);
+  }
 }
 
 void Platform::collect_blocks() {

@@ -70,6 +70,8 @@ public:
   std::vector<BlockEnergy> energy(uint64_t simulated_ps, bool settled = true) const;
 
 private:
+  /// Makes the compute units and their instruction caches over SRAM tile partitions.
+  void build_units(const PlatformConfig& config);
   /// Lists the blocks in report order (m_blocks), once every block is made.
   void collect_blocks();
   PlatformConfig m_config;

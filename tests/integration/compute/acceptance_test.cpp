@@ -2,8 +2,8 @@
 // models/compute/README.md: a big int8 matmul keeps the MAC array busy, a tiny one
 // is dominated by fill and drain, a big elementwise op runs at the DDR bandwidth, and
 // double buffering hides operand traffic behind compute.
-#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
+#include "tests/models/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // Compute units in a whole platform: per-dataflow tile times against the documented
 // formulas, dtype rates, every op from a YAML testbench, clear errors for bad op keys,
 // statistics that add up, and DDR contention between units.
-#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
 #include "testbench/testbench.h"
+#include "tests/models/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 // a unit's SRAM partition (found here by brute force), and executes within 1.3x of its
 // roofline bound (the larger of its MACs at the array's peak and those bytes at the
 // DDR's peak).
-#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
 #include "platform/platform.h"
 #include "report/report.h"
+#include "tests/models/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

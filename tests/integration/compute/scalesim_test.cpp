@@ -4,9 +4,9 @@
 // memory that does not limit, the planner's array cycles must be within 10% of
 // SCALE-Sim's on every case, its folds equal, and conv2d within 5% of the matmul of
 // the same GEMM.
-#include "tests/models/compute/compute_test_util.h"
 #include "models/compute/tiling.h"
 #include "platform/platform.h"
+#include "tests/models/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,10 @@
-// Helpers shared by the block tests: configs from YAML, a thread-only module, a TLM
-// initiator whose thread runs a test body, and statistic lookup.
+// Helpers shared by the block tests: a thread-only module, a TLM initiator whose thread
+// runs a test body, and statistic lookup.
 #pragma once
 
 #include "common/error.h"
-#include "config/node.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
-#include "platform/platform_config.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
@@ -22,11 +20,6 @@
 #include <vector>
 
 namespace npu::test {
-
-/// A whole platform config from a YAML string (defaults for every absent key).
-inline PlatformConfig config_from_yaml(const std::string& yaml) {
-  return read_platform_config(cfg::parse_yaml_string(yaml, "test.yaml"), "test.yaml");
-}
 
 /// Every test calls this first: the models count in integer picoseconds.
 inline void use_ps_resolution() {

@@ -3,7 +3,7 @@
 // is dominated by fill and drain, a big elementwise op runs at the DDR bandwidth, and
 // double buffering hides operand traffic behind compute.
 #include "models/compute/tiling.h"
-#include "tests/models/compute/compute_test_util.h"
+#include "tests/integration/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

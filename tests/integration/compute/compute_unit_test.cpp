@@ -3,7 +3,8 @@
 // statistics that add up, and DDR contention between units.
 #include "models/compute/tiling.h"
 #include "testbench/testbench.h"
-#include "tests/models/compute/compute_test_util.h"
+#include "tests/integration/compute/compute_test_util.h"
+#include "tests/integration/platform_yaml.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Fused kernels: several ops in one binary and one launch. The device runs the ops
 // back to back (each op's full work), the host pays one launch.
 #include "runtime/runtime.h"
-#include "tests/models/isolated_run.h"
+#include "tests/integration/isolated_run.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include "models/compute/tiling.h"
 #include "platform/platform.h"
 #include "report/report.h"
-#include "tests/models/compute/compute_test_util.h"
+#include "tests/integration/compute/compute_test_util.h"
 
 #include <gtest/gtest.h>
 

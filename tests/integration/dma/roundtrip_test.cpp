@@ -4,6 +4,7 @@
 #include "platform/platform.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/integration/platform_yaml.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>

@@ -2,6 +2,7 @@
 // doorbell (the driver-level way to merge launches, as in the chapter's advice).
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/integration/platform_yaml.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>

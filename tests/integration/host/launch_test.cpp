@@ -6,6 +6,7 @@
 #include "platform/platform.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/integration/platform_yaml.h"
 #include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"
 

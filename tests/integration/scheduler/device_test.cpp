@@ -4,8 +4,9 @@
 #include "platform/platform.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
-#include "tests/models/compute/compute_test_util.h"
-#include "tests/models/isolated_run.h"
+#include "tests/integration/compute/compute_test_util.h"
+#include "tests/integration/isolated_run.h"
+#include "tests/integration/platform_yaml.h"
 #include "tests/models/kernels.h"
 #include "tests/models/model_test_util.h"
 

@@ -2,7 +2,7 @@
 // completed plus the command processor's documented costs; query, synchronise and
 // elapsed time read the device timestamps in the completion records.
 #include "runtime/runtime.h"
-#include "tests/models/isolated_run.h"
+#include "tests/integration/isolated_run.h"
 #include "tests/models/kernels.h"
 
 #include <gtest/gtest.h>

@@ -1,16 +1,25 @@
 // The `ddr` section's controller keys: presets, timing overrides, mapping lists, errors.
-#include "config/node.h"
-#include "platform/platform_config.h"
+#include "models/ddr/ddr_config.h"
+#include "tests/models/block_config.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <string>
 
 namespace npu {
 namespace {
 
-PlatformConfig read_text(const std::string& text) {
-  return read_platform_config(cfg::parse_yaml_string(text, "t.yaml"), "t.yaml");
+/// The `ddr` section of a config and the effective values read from it.
+struct DdrRead {
+  DdrConfig ddr;
+  nlohmann::ordered_json effective = nlohmann::ordered_json::object();
+};
+
+DdrRead read_text(const std::string& text) {
+  DdrRead r;
+  r.ddr = test::block_config(text, "ddr", read_ddr_config, &r.effective);
+  return r;
 }
 
 std::string error_of(const std::string& text) {
@@ -66,18 +75,18 @@ TEST(DdrConfig, PresetsKeepTheirDataRateAndBusWidth) {
 }
 
 TEST(DdrConfig, ControllerKeysAndTimingOverrides) {
-  const PlatformConfig p = read_text("ddr:\n"
-                                     "  preset: DDR4-3200\n"
-                                     "  channels: 2\n"
-                                     "  ranks: 2\n"
-                                     "  page_policy: closed\n"
-                                     "  read_queue: 16\n"
-                                     "  write_queue: 64\n"
-                                     "  write_high: 0.75\n"
-                                     "  write_low: 0.25\n"
-                                     "  refresh: false\n"
-                                     "  mapping: [Ro, Ba, Bg, Ra, Co, Ch]\n"
-                                     "  timing: {CL: 24, RCD: 20, FAW: 30}\n");
+  const DdrRead p = read_text("ddr:\n"
+                              "  preset: DDR4-3200\n"
+                              "  channels: 2\n"
+                              "  ranks: 2\n"
+                              "  page_policy: closed\n"
+                              "  read_queue: 16\n"
+                              "  write_queue: 64\n"
+                              "  write_high: 0.75\n"
+                              "  write_low: 0.25\n"
+                              "  refresh: false\n"
+                              "  mapping: [Ro, Ba, Bg, Ra, Co, Ch]\n"
+                              "  timing: {CL: 24, RCD: 20, FAW: 30}\n");
   const DdrConfig& c = p.ddr;
   EXPECT_EQ(c.controller.page_policy, DramControllerConfig::PagePolicy::Closed);
   EXPECT_EQ(c.controller.read_queue, 16u);
@@ -125,7 +134,7 @@ TEST(DdrConfig, EnergyOverridesReachThePowerSpec) {
   EXPECT_DOUBLE_EQ(preset.spec.power.vdd.idd0_ma, 57); // Micron 8 Gb x8 DDR4-3200
   EXPECT_DOUBLE_EQ(preset.spec.power.vdd2.volts, 2.5);
   EXPECT_EQ(preset.spec.power.device_width_bits, 8u);
-  const PlatformConfig p =
+  const DdrRead p =
       read_text("ddr: {preset: DDR4-3200, energy: {IDD0_mA: 70, VDD2_V: 0, IDD4R2_mA: 3,\n"
                 "      io_read_pj_per_bit: 2.5, device_width: 16}}\n");
   const DramPowerSpec& w = p.ddr.spec.power;

@@ -1,27 +1,33 @@
 // DDR model: data integrity, address errors, channel bandwidth, open-row timing.
 #include "models/ddr/ddr.h"
+#include "tests/models/block_config.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace npu {
 namespace {
 
-using test::config_from_yaml;
 using test::now_ps;
 using test::TestInitiator;
+
+// The `ddr` section of `text`, read by the DDR's own reader.
+DdrConfig ddr_section(const std::string& text) {
+  return test::block_config(text, "ddr", read_ddr_config);
+}
 
 constexpr const char* kOneChannelLpddr4 =
     "name: t\nddr: {preset: LPDDR4-3200, channels: 1, bus_width: 16}\n";
 
 TEST(Ddr, WrittenBytesReadBackThroughBTransportAndDebugPath) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml(kOneChannelLpddr4);
-  Ddr ddr("ddr", config.ddr);
+  const DdrConfig config = ddr_section(kOneChannelLpddr4);
+  Ddr ddr("ddr", config);
   // Unaligned, crossing several interleave chunks and a row boundary.
   const uint64_t addr = 2048 - 300 + 3;
   const std::vector<uint8_t> written = test::pattern(1000, 1);
@@ -86,10 +92,10 @@ TEST(Ddr, WrittenBytesReadBackThroughBTransportAndDebugPath) {
 
 TEST(Ddr, AccessOutsideTheDeviceIsAnAddressErrorAndChangesNothing) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml("name: t\nddr: {size: 1MiB}\n");
-  ASSERT_EQ(config.ddr.size_bytes, 1u << 20);
-  Ddr ddr("ddr", config.ddr);
-  const uint64_t size = config.ddr.size_bytes;
+  const DdrConfig config = ddr_section("name: t\nddr: {size: 1MiB}\n");
+  ASSERT_EQ(config.size_bytes, 1u << 20);
+  Ddr ddr("ddr", config);
+  const uint64_t size = config.size_bytes;
   std::vector<tlm::tlm_response_status> statuses;
   TestInitiator init("init", [&](TestInitiator& self) {
     std::vector<uint8_t> data(64, 0xab);
@@ -129,10 +135,10 @@ constexpr uint32_t kBurstBytes = 64;
 // request outstanding per thread: together they keep the controller's queue busy.
 StreamResult stream_reads(uint32_t count, uint32_t threads) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml(kOneChannelLpddr4);
-  Ddr ddr("ddr", config.ddr);
+  const DdrConfig config = ddr_section(kOneChannelLpddr4);
+  Ddr ddr("ddr", config);
   StreamResult result;
-  result.peak_bytes_per_s = config.ddr.channel_bytes_per_s();
+  result.peak_bytes_per_s = config.channel_bytes_per_s();
   TestInitiator init("init", [&](TestInitiator& self) {
     sc_core::sc_event done;
     uint32_t finished = 0;
@@ -145,7 +151,7 @@ StreamResult stream_reads(uint32_t count, uint32_t threads) {
                                 kBurstBytes, delay),
                     tlm::TLM_OK_RESPONSE);
           // The DRAM burst ended when b_transport returned; the delay is the front end.
-          result.done_ps.push_back(now_ps() - config.ddr.controller_latency_ps);
+          result.done_ps.push_back(now_ps() - config.controller_latency_ps);
           sc_core::wait(delay);
         }
         if (++finished == threads)
@@ -178,9 +184,9 @@ void expect_bandwidth_within_peak(const StreamResult& r, uint32_t count) {
 }
 
 TEST(Ddr, OneLpddr4ChannelPeakIs6400MBps) {
-  const PlatformConfig config = config_from_yaml(kOneChannelLpddr4);
-  EXPECT_DOUBLE_EQ(config.ddr.channel_bytes_per_s(), 6.4e9);
-  EXPECT_EQ(config.ddr.channels, 1u);
+  const DdrConfig config = ddr_section(kOneChannelLpddr4);
+  EXPECT_DOUBLE_EQ(config.channel_bytes_per_s(), 6.4e9);
+  EXPECT_EQ(config.channels, 1u);
 }
 
 TEST(Ddr, ManyOutstandingReadsStayWithinAndNearChannelPeak) {
@@ -201,9 +207,9 @@ TEST(Ddr, OneOutstandingReadIsLatencyBound) {
 // (the 1 is the command cycle after acceptance); the front end adds its latency.
 TEST(Ddr, RowHitMissAndConflictLatenciesFollowTheJedecTimings) {
   test::use_ps_resolution();
-  const PlatformConfig config =
-      config_from_yaml("name: t\nddr: {preset: LPDDR4-3200, channels: 1, refresh: false}\n");
-  const DdrConfig& c = config.ddr;
+  const DdrConfig config =
+      ddr_section("name: t\nddr: {preset: LPDDR4-3200, channels: 1, refresh: false}\n");
+  const DdrConfig& c = config;
   Ddr ddr("ddr", c);
   const AddressMapper mapper(c.spec, c.mapping_fields, c.hash);
   DramAddress other_row = mapper.decode(0);
@@ -245,10 +251,10 @@ TEST(Ddr, TwoChannelsServeOneAccessInParallel) {
   test::use_ps_resolution();
   // RoBaCoBg puts the channel in the lowest bits above the 64-byte offset, so one
   // 1 KiB access spreads over both channels of the second DRAM.
-  const PlatformConfig one = config_from_yaml("name: t\nddr: {preset: LPDDR4-3200, channels: 1}\n");
-  const PlatformConfig two = config_from_yaml("name: t\nddr: {preset: LPDDR4-3200, channels: 2}\n");
-  Ddr ddr1("ddr1", one.ddr);
-  Ddr ddr2("ddr2", two.ddr);
+  const DdrConfig one = ddr_section("name: t\nddr: {preset: LPDDR4-3200, channels: 1}\n");
+  const DdrConfig two = ddr_section("name: t\nddr: {preset: LPDDR4-3200, channels: 2}\n");
+  Ddr ddr1("ddr1", one);
+  Ddr ddr2("ddr2", two);
   uint64_t elapsed[2] = {0, 0};
   auto body = [&](int which) {
     return [&, which](TestInitiator& self) {
@@ -266,7 +272,7 @@ TEST(Ddr, TwoChannelsServeOneAccessInParallel) {
   sc_core::sc_start();
   ASSERT_TRUE(init1.finished() && init2.finished()) << test::failure_message().value_or("");
   // 16 bursts of 16 clocks on one channel, 8 on each of two: the data phase halves.
-  const uint64_t burst_ps = static_cast<uint64_t>(16 * one.ddr.spec.tck_ps);
+  const uint64_t burst_ps = static_cast<uint64_t>(16 * one.spec.tck_ps);
   EXPECT_GE(elapsed[0] - elapsed[1], 7 * burst_ps) << elapsed[0] << " vs " << elapsed[1];
   EXPECT_DOUBLE_EQ(test::stat(ddr2.stats(now_ps()), "peak_gbps"), 12.8);
 }
@@ -276,9 +282,9 @@ TEST(Ddr, TwoChannelsServeOneAccessInParallel) {
 // queued after all of it, the earlier one first.
 TEST(Ddr, BlockedAccessesEnterTheQueueInOrderOfArrival) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml(
+  const DdrConfig config = ddr_section(
       "name: t\nddr: {preset: LPDDR4-3200, channels: 1, read_queue: 2, refresh: false}\n");
-  Ddr ddr("ddr", config.ddr);
+  Ddr ddr("ddr", config);
   std::vector<uint64_t> done(3, 0);
   TestInitiator init("init", [&](TestInitiator& self) {
     sc_core::sc_event all_done;
@@ -305,8 +311,7 @@ TEST(Ddr, BlockedAccessesEnterTheQueueInOrderOfArrival) {
   EXPECT_LT(done[0], done[1]);
   EXPECT_LT(done[1], done[2]);
   // The late requests follow the 32 data bursts of the first access.
-  const auto burst_ps =
-      static_cast<uint64_t>(config.ddr.spec.burst_cycles() * config.ddr.spec.tck_ps);
+  const auto burst_ps = static_cast<uint64_t>(config.spec.burst_cycles() * config.spec.tck_ps);
   EXPECT_GE(done[1], 33 * burst_ps);
 }
 

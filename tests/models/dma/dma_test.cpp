@@ -6,7 +6,7 @@
 #include "models/dma/dma.h"
 #include "models/interconnect/router.h"
 #include "models/sram/sram.h"
-#include "platform/address_map.h"
+#include "tests/models/block_config.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
@@ -20,24 +20,43 @@
 namespace npu {
 namespace {
 
-using test::config_from_yaml;
 using test::now_ps;
 using test::TestThread;
 
+constexpr uint64_t kDdrBase = 0;                  ///< where the router maps the DDR
+constexpr uint64_t kSramBase = 0x40'0000'0000ull; ///< where the router maps the SRAM
+
+/// The configs of the blocks on the bench, each read from its section of a config text by
+/// the block's own reader (clocked blocks at 1 GHz).
+struct BenchConfig {
+  InterconnectConfig interconnect;
+  DdrConfig ddr;
+  SramConfig sram;
+  DmaConfig dma;
+
+  explicit BenchConfig(const std::string& yaml)
+      : interconnect(test::block_config(yaml, "interconnect", read_interconnect_config)),
+        ddr(test::block_config(yaml, "ddr", read_ddr_config)),
+        sram(test::block_config(yaml, "sram",
+                                [](cfg::Section& s) { return read_sram_config(s, 1e9); })),
+        dma(test::block_config(yaml, "dma",
+                               [](cfg::Section& s) { return read_dma_config(s, 1e9); })) {}
+};
+
 // DMA -> router -> DDR (the only region), plus a thread that runs `body`.
 struct DmaBench {
-  PlatformConfig config;
+  BenchConfig config;
   Router router;
   Ddr ddr;
   DmaEngine dma;
   TestThread thread;
 
   DmaBench(const std::string& yaml, std::function<void(DmaBench&)> body)
-      : config(config_from_yaml(yaml)), router("router", config.interconnect),
+      : config(yaml), router("router", config.interconnect),
         ddr("ddr", config.ddr, config.interconnect.granularity),
         dma("dma", config.dma, config.interconnect.granularity),
         thread("thread", [this, body] { body(*this); }) {
-    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",
+    router.map(kDdrBase, config.ddr.size_bytes, "ddr",
                config.interconnect.granularity == Granularity::Burst);
     router.initiator.bind(ddr.socket);
     dma.socket.bind(router.target);
@@ -89,15 +108,15 @@ TEST_P(DmaPath, CopyInsideDdrMovesExactlyTheBytes) {
 // Time (ps) of one DMA copy of `bytes` from DDR 0x100000 to `dst` (DDR or SRAM).
 uint64_t copy_time_ps(const std::string& yaml, uint64_t dst, uint64_t bytes) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml(yaml);
+  const BenchConfig config(yaml);
   const Granularity path = config.interconnect.granularity;
   Router router("router", config.interconnect);
   Ddr ddr("ddr", config.ddr, path);
   Sram sram("sram", config.sram);
   DmaEngine dma("dma", config.dma, path);
-  router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr", path == Granularity::Burst);
+  router.map(kDdrBase, config.ddr.size_bytes, "ddr", path == Granularity::Burst);
   router.initiator.bind(ddr.socket);
-  router.map(address_map::kSramBase, config.sram.size_bytes, "sram");
+  router.map(kSramBase, config.sram.size_bytes, "sram");
   router.initiator.bind(sram.socket);
   dma.socket.bind(router.target);
   uint64_t elapsed_ps = 0;
@@ -116,7 +135,7 @@ uint64_t copy_time_ps(const std::string& yaml, uint64_t dst, uint64_t bytes) {
 // copy is bound by the channel (LPDDR4-3200 x16: 6.4 GB/s).
 TEST_P(DmaPath, DdrToSramCopyIsBoundByTheDdrChannel) {
   const uint64_t bytes = 256 << 10;
-  const uint64_t t = copy_time_ps(yaml(), address_map::kSramBase, bytes);
+  const uint64_t t = copy_time_ps(yaml(), kSramBase, bytes);
   const uint64_t bus_ps = transfer_ps(bytes, 6.4e9);
   EXPECT_GE(t, bus_ps);
   EXPECT_LE(t, bus_ps * 5 / 4) << "copy reached " << bytes / (t * 1e-12) / 1e9 << " GB/s";
@@ -135,26 +154,26 @@ TEST_P(DmaPath, DdrToDdrCopyIsBoundByTheDdrChannel) {
 
 // DMA -> router -> DDR and SRAM on one data path; `run` times one copy into SRAM.
 struct CopyBench {
-  PlatformConfig config;
+  BenchConfig config;
   Router router;
   Ddr ddr;
   Sram sram;
   DmaEngine dma;
   CopyBench(const std::string& name, const std::string& yaml)
-      : config(config_from_yaml(yaml)), router((name + "_router").c_str(), config.interconnect),
+      : config(yaml), router((name + "_router").c_str(), config.interconnect),
         ddr((name + "_ddr").c_str(), config.ddr, config.interconnect.granularity),
         sram((name + "_sram").c_str(), config.sram),
         dma((name + "_dma").c_str(), config.dma, config.interconnect.granularity) {
     const bool burst = config.interconnect.granularity == Granularity::Burst;
-    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr", burst);
+    router.map(kDdrBase, config.ddr.size_bytes, "ddr", burst);
     router.initiator.bind(ddr.socket);
-    router.map(address_map::kSramBase, config.sram.size_bytes, "sram");
+    router.map(kSramBase, config.sram.size_bytes, "sram");
     router.initiator.bind(sram.socket);
     dma.socket.bind(router.target);
   }
   void run(uint64_t bytes, uint64_t& elapsed_ps) {
     const uint64_t start = now_ps();
-    dma.copy(address_map::kSramBase, 0x100000, bytes, "copy", NpuExtension{});
+    dma.copy(kSramBase, 0x100000, bytes, "copy", NpuExtension{});
     elapsed_ps = now_ps() - start;
   }
 };
@@ -198,8 +217,8 @@ TEST(Dma, AnotherInitiatorMidCopyGetsTheSramPortAtItsTime) {
     return [&delay_ps](test::TestInitiator& self) {
       sc_core::wait(sc_core::sc_time(3, sc_core::SC_US)); // mid-copy
       std::vector<uint8_t> data(4096, 0x5a);
-      const auto [status, delay] = self.access_now(
-          tlm::TLM_WRITE_COMMAND, address_map::kSramBase + (1 << 20), data.data(), 4096);
+      const auto [status, delay] =
+          self.access_now(tlm::TLM_WRITE_COMMAND, kSramBase + (1 << 20), data.data(), 4096);
       EXPECT_EQ(status, tlm::TLM_OK_RESPONSE);
       delay_ps = delay;
     };
@@ -232,14 +251,14 @@ TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {
   c.buffer_bytes = 0;                      // not set: outstanding full bursts
   EXPECT_EQ(bursts_in_flight(c, 256), 32u);
   // The config default is outstanding x burst.
-  const PlatformConfig p = config_from_yaml("name: t\ndma: {outstanding: 4, burst: 128B}\n");
+  const BenchConfig p("name: t\ndma: {outstanding: 4, burst: 128B}\n");
   EXPECT_EQ(p.dma.buffer_bytes, 512u);
 }
 
 TEST_P(DmaPath, CopyToAnUnmappedAddressFailsNamingTheTransfer) {
   test::use_ps_resolution();
   bool returned = false;
-  const uint64_t unmapped = address_map::kSramBase + 0x100; // no SRAM behind this router
+  const uint64_t unmapped = kSramBase + 0x100; // no SRAM behind this router
   DmaBench bench(yaml(), [&](DmaBench& b) {
     b.dma.copy(unmapped, 0x1000, 4096, "weights to sram", b.tag());
     returned = true;

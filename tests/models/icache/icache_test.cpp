@@ -3,7 +3,7 @@
 #include "models/ddr/ddr.h"
 #include "models/icache/icache.h"
 #include "models/interconnect/router.h"
-#include "platform/address_map.h"
+#include "tests/models/block_config.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>
@@ -15,23 +15,38 @@
 namespace npu {
 namespace {
 
-using test::config_from_yaml;
 using test::now_ps;
 using test::TestThread;
 
+constexpr uint64_t kDdrBase = 0;                  ///< where the router maps the DDR
+constexpr uint64_t kUnmapped = 0x40'0000'0000ull; ///< an address nothing answers
+
+/// The configs of the blocks on the bench, each read from its section of a config text by
+/// the block's own reader (clocked blocks at 1 GHz).
+struct BenchConfig {
+  InterconnectConfig interconnect;
+  DdrConfig ddr;
+  ICacheConfig icache;
+
+  explicit BenchConfig(const std::string& yaml)
+      : interconnect(test::block_config(yaml, "interconnect", read_interconnect_config)),
+        ddr(test::block_config(yaml, "ddr", read_ddr_config)),
+        icache(test::block_config(yaml, "icache",
+                                  [](cfg::Section& s) { return read_icache_config(s, 1e9); })) {}
+};
+
 // ICache -> router -> DDR, plus a thread that runs `body`.
 struct ICacheBench {
-  PlatformConfig config;
+  BenchConfig config;
   Router router;
   Ddr ddr;
   ICache icache;
   TestThread thread;
 
   ICacheBench(const std::string& yaml, std::function<void(ICacheBench&)> body)
-      : config(config_from_yaml(yaml)), router("router", config.interconnect),
-        ddr("ddr", config.ddr), icache("icache", config.icache, 0),
-        thread("thread", [this, body] { body(*this); }) {
-    router.map(address_map::kDdrBase, config.ddr.size_bytes, "ddr");
+      : config(yaml), router("router", config.interconnect), ddr("ddr", config.ddr),
+        icache("icache", config.icache, 0), thread("thread", [this, body] { body(*this); }) {
+    router.map(kDdrBase, config.ddr.size_bytes, "ddr");
     router.initiator.bind(ddr.socket);
     icache.socket.bind(router.target);
   }
@@ -129,8 +144,7 @@ TEST(ICache, UnalignedRangeCountsEveryLineItTouches) {
 
 TEST(ICache, FillFromAnUnmappedAddressFailsTheSimulation) {
   test::use_ps_resolution();
-  ICacheBench bench("name: t\n",
-                    [&](ICacheBench& b) { b.icache.preload(address_map::kSramBase, 256, 42); });
+  ICacheBench bench("name: t\n", [&](ICacheBench& b) { b.icache.preload(kUnmapped, 256, 42); });
   sc_core::sc_start();
   EXPECT_FALSE(bench.thread.finished());
   const auto msg = test::failure_message();

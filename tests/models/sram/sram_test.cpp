@@ -13,14 +13,12 @@
 namespace npu {
 namespace {
 
-using test::config_from_yaml;
 using test::now_ps;
 using test::TestInitiator;
 
 TEST(Sram, UnitStrideAccessOverAllBanksTakesOneCycleOfBankTime) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml("name: t\n");
-  const SramConfig& c = config.sram;
+  const SramConfig c; // 16 banks of 16 bytes at 1 GHz, two ports
   const uint64_t period = static_cast<uint64_t>(1e12 / c.frequency_hz + 0.5);
   const uint64_t sweep = uint64_t{c.banks} * c.bank_width_bytes;
   Sram sram("sram", c);
@@ -75,14 +73,21 @@ struct PatternTimes {
   SramConfig config;
 };
 
+// The default SRAM (1 GHz) with `banks` banks of `width` bytes and `ports` ports.
+SramConfig geometry(uint32_t banks, uint32_t ports, uint32_t width = 16) {
+  SramConfig c;
+  c.banks = banks;
+  c.ports = ports;
+  c.bank_width_bytes = width;
+  return c;
+}
+
 // `repeats` sweeps of the banks: unit stride (word after word) vs stride banks x width
 // (every access in bank 0). Same bytes, same access size, all issued at once.
-PatternTimes compare_patterns(const std::string& yaml, uint64_t repeats, bool minus_latency) {
+PatternTimes compare_patterns(const SramConfig& c, uint64_t repeats, bool minus_latency) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml(yaml);
   PatternTimes t;
-  t.config = config.sram;
-  const SramConfig& c = config.sram;
+  t.config = c;
   Sram sram("sram", c);
   const uint64_t sweep = uint64_t{c.banks} * c.bank_width_bytes;
   const uint64_t count = c.banks * repeats;
@@ -108,7 +113,7 @@ void expect_ratio(const PatternTimes& t, double expected) {
 // With a port per bank, one sweep of word accesses: 1 cycle of bank time when every
 // access finds its own bank, `banks` cycles when all of them queue on one bank.
 TEST(Sram, OneBankPatternTakesBanksTimesTheBankTimeOfUnitStride) {
-  const PatternTimes t = compare_patterns("name: t\nsram: {banks: 16, ports: 16}\n", 1, true);
+  const PatternTimes t = compare_patterns(geometry(16, 16), 1, true);
   const uint64_t period = static_cast<uint64_t>(1e12 / t.config.frequency_hz + 0.5);
   EXPECT_EQ(t.unit_stride_ps, period);
   EXPECT_EQ(t.one_bank_ps, 16 * period);
@@ -117,20 +122,19 @@ TEST(Sram, OneBankPatternTakesBanksTimesTheBankTimeOfUnitStride) {
 
 // A sustained stream (banks sweeps), end to end including the pipeline latency.
 TEST(Sram, OneBankStreamTakesAboutBanksTimesLongerInTotal) {
-  const PatternTimes t = compare_patterns("name: t\nsram: {banks: 16, ports: 16}\n", 16, false);
+  const PatternTimes t = compare_patterns(geometry(16, 16), 16, false);
   expect_ratio(t, t.config.banks);
 }
 
 TEST(Sram, OneBankStreamWithEightBanksTakesAboutEightTimesLonger) {
-  const PatternTimes t =
-      compare_patterns("name: t\nsram: {banks: 8, ports: 8, bank_width: 32}\n", 8, false);
+  const PatternTimes t = compare_patterns(geometry(8, 8, 32), 8, false);
   expect_ratio(t, t.config.banks);
 }
 
 // With fewer ports than banks a stream of word accesses is port-bound: unit stride
 // moves `ports` words per cycle, so the one-bank pattern is only `ports` times slower.
 TEST(Sram, UnitStrideWordStreamIsBoundByPorts) {
-  const PatternTimes t = compare_patterns("name: t\nsram: {banks: 16, ports: 2}\n", 1, true);
+  const PatternTimes t = compare_patterns(geometry(16, 2), 1, true);
   const uint64_t period = static_cast<uint64_t>(1e12 / t.config.frequency_hz + 0.5);
   EXPECT_EQ(t.unit_stride_ps, 8 * period);
   EXPECT_EQ(t.one_bank_ps, 16 * period);
@@ -139,8 +143,7 @@ TEST(Sram, UnitStrideWordStreamIsBoundByPorts) {
 
 TEST(Sram, DataWrittenReadsBack) {
   test::use_ps_resolution();
-  const PlatformConfig config = config_from_yaml("name: t\n");
-  Sram sram("sram", config.sram);
+  Sram sram("sram", SramConfig{});
   const std::vector<uint8_t> written = test::pattern(777, 5);
   std::vector<uint8_t> read_back(written.size());
   std::vector<tlm::tlm_response_status> statuses;
@@ -154,7 +157,7 @@ TEST(Sram, DataWrittenReadsBack) {
     sc_core::wait(ps(r.second));
     // Past the end, and empty accesses, are address errors.
     statuses.push_back(
-        self.access_now(tlm::TLM_READ_COMMAND, config.sram.size_bytes - 8, data.data(), 16).first);
+        self.access_now(tlm::TLM_READ_COMMAND, SramConfig{}.size_bytes - 8, data.data(), 16).first);
     statuses.push_back(self.access_now(tlm::TLM_READ_COMMAND, 0, data.data(), 0).first);
   });
   init.socket.bind(sram.socket);
@@ -177,12 +180,18 @@ std::string allocation_error(Sram& sram, uint64_t bytes, uint64_t align) {
   return "";
 }
 
+// A 64 KiB SRAM with 1 KiB of buffer space.
+SramConfig small_sram() {
+  SramConfig c;
+  c.size_bytes = 64u << 10;
+  c.buffer_bytes = 1u << 10;
+  return c;
+}
+
 TEST(Sram, AllocateThrowsWhenABufferDoesNotFit) {
   test::use_ps_resolution();
-  const PlatformConfig config =
-      config_from_yaml("name: t\nsram: {size: 64KiB, buffer_space: 1KiB}\n");
-  Sram sram("sram", config.sram);
-  const uint64_t size = config.sram.size_bytes;
+  Sram sram("sram", small_sram());
+  const uint64_t size = small_sram().size_bytes;
   ASSERT_EQ(size, 64u << 10);
 
   const std::string too_big = allocation_error(sram, size + 1, 64);
@@ -203,10 +212,8 @@ TEST(Sram, AllocateThrowsWhenABufferDoesNotFit) {
 
 TEST(Sram, AlignmentPaddingThatRunsPastTheEndDoesNotFit) {
   test::use_ps_resolution();
-  const PlatformConfig config =
-      config_from_yaml("name: t\nsram: {size: 64KiB, buffer_space: 1KiB}\n");
-  Sram sram("sram", config.sram);
-  const uint64_t size = config.sram.size_bytes;
+  Sram sram("sram", small_sram());
+  const uint64_t size = small_sram().size_bytes;
   EXPECT_EQ(sram.allocate(size - 100, 1, "most"), 0u);
   // 100 bytes are free, but a 64-byte block aligned to 4 KiB would start at the end.
   const std::string msg = allocation_error(sram, 64, 4096);

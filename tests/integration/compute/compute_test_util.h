@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
+#include "tests/integration/platform_yaml.h"
 #include "tests/models/model_test_util.h"
 
 #include <gtest/gtest.h>

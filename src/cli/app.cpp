@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "common/escape.h"
 #include "common/interrupt.h"
+#include "common/process.h"
 #include "common/run_guard.h"
 #include "platform/config_lookup.h"
 #include "report/report.h"
@@ -13,8 +14,6 @@
 
 #include <CLI/CLI.hpp>
 #include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -27,8 +26,6 @@
 #include <optional>
 #include <string>
 #include <vector>
-
-extern char** environ;
 
 namespace npu {
 
@@ -154,38 +151,26 @@ std::string scripts_dir(const std::string& package_dir) {
   return "scripts"; // not found: the error names the script that failed to run
 }
 
-// Runs argv (argv[0] looked up in PATH) with stdout sent to stderr; its exit status,
-// or -1 when it could not run.
+// Runs argv (argv[0] looked up in PATH) with stdout sent to stderr, or both to /dev/null
+// when `quiet`; its exit status, or -1 when it could not run.
 int run_process(const std::vector<std::string>& args, bool quiet) {
-  std::vector<char*> argv;
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  // The child starts with the signals npusim takes on its own thread unblocked.
-  posix_spawnattr_t attributes;
-  posix_spawnattr_init(&attributes);
-  posix_spawnattr_setsigmask(&attributes, &original_signal_mask());
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
+  ChildSetup setup;
+  int null_fd = -1;
   if (quiet) {
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+    null_fd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+    setup.out_fd = setup.err_fd = null_fd;
   } else {
-    posix_spawn_file_actions_adddup2(&actions, 2, 1); // keep stdout for the summary
+    setup.stdout_to_stderr = true; // keep stdout for the summary
   }
   std::cout.flush();
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (spawned != 0)
-    return -1;
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
-      return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  int status = -1;
+  try {
+    status = wait_child(spawn_child(args, setup));
+  } catch (const std::runtime_error&) {
+  }
+  if (null_fd >= 0)
+    ::close(null_fd);
+  return status;
 }
 
 } // namespace

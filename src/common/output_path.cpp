@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/interrupt.h"
+#include "common/publish.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -337,21 +338,22 @@ void OutputPath::commit(const std::vector<std::string>& names) {
     throw OutputError("cannot " + what + " " + in_quotes(path) + ": " + std::strerror(error));
   };
   if (m_kind == Kind::File || !m_existed) {
-    if (::rename(m_temp.c_str(), m_target.c_str()) == 0) {
+    const int error = publish_rename(m_temp, m_target);
+    if (error == 0) {
       m_committed = true;
       unlock();
       return;
     }
     // A folder that someone made while the run went on: its files are replaced below.
-    if (m_kind == Kind::File || (errno != EEXIST && errno != ENOTEMPTY))
-      fail("create", m_target, errno);
+    if (m_kind == Kind::File || (error != EEXIST && error != ENOTEMPTY))
+      fail("create", m_target, error);
   }
   // Each rename replaces one file atomically; a reader never sees a partial file.
   for (const std::string& name : names) {
     const std::string from = (fs::path(m_temp) / name).string();
     const std::string to = (fs::path(m_target) / name).string();
-    if (::rename(from.c_str(), to.c_str()) != 0)
-      fail("replace", to, errno);
+    if (const int error = publish_rename(from, to); error != 0)
+      fail("replace", to, error);
   }
   if (::rmdir(m_temp.c_str()) != 0)
     fail("remove the temporary folder", m_temp, errno);

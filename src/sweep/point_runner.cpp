@@ -4,13 +4,14 @@
 #include "common/interrupt.h"
 #include "common/json_input.h"
 #include "common/output_path.h"
+#include "common/process.h"
+#include "common/publish.h"
 #include "report/report.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,12 +81,9 @@ std::string result_json(const PlannedPoint& point, const PointResult& r) {
 
 // Moves a finished point's folder into place, replacing an older result.
 void publish(const fs::path& partial, const fs::path& final_dir) {
-  std::error_code ec;
-  fs::remove_all(final_dir, ec);
-  fs::rename(partial, final_dir, ec);
-  if (ec)
+  if (const int error = publish_rename(partial, final_dir, true); error != 0)
     throw std::runtime_error(
-        fmt::format("cannot publish point '{}': {}", final_dir.string(), ec.message()));
+        fmt::format("cannot publish point '{}': {}", final_dir.string(), std::strerror(error)));
 }
 
 int open_output(const fs::path& path) {
@@ -96,43 +94,27 @@ int open_output(const fs::path& path) {
   return fd;
 }
 
-// Forks and execs argv with stdout and stderr going to the two files. The child gets its
-// own process group (so a timeout kills all of it) and dies with its parent.
+// Starts argv with stdout and stderr going to the two files. The child gets its own
+// process group (so a timeout kills all of it) and dies with its parent.
 pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs::path& err,
-            const sigset_t& child_mask, bool search_path) {
-  const int out_fd = open_output(out);
-  const int err_fd = open_output(err);
-  std::vector<char*> cargv;
-  for (const auto& a : argv)
-    cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent)
-      ::_exit(127);
-    const int null_fd = ::open("/dev/null", O_RDONLY);
-    ::dup2(null_fd, 0);
-    ::dup2(out_fd, 1);
-    ::dup2(err_fd, 2);
-    ::sigprocmask(SIG_SETMASK, &child_mask, nullptr);
-    if (search_path)
-      ::execvp(cargv[0], cargv.data());
-    else
-      ::execv(cargv[0], cargv.data());
-    const std::string message =
-        fmt::format("npusim: error: cannot run '{}': {}\n", argv[0], std::strerror(errno));
-    [[maybe_unused]] const ssize_t n = ::write(2, message.data(), message.size());
-    ::_exit(127);
+            bool search_path) {
+  ChildSetup setup;
+  setup.out_fd = open_output(out);
+  setup.err_fd = open_output(err);
+  setup.null_stdin = true;
+  setup.own_group = true;
+  setup.dies_with_parent = true;
+  setup.search_path = search_path;
+  pid_t pid = -1;
+  try {
+    pid = spawn_child(argv, setup);
+  } catch (...) {
+    ::close(setup.out_fd);
+    ::close(setup.err_fd);
+    throw;
   }
-  const int fork_errno = errno;
-  ::close(out_fd);
-  ::close(err_fd);
-  if (pid < 0)
-    throw std::runtime_error(fmt::format("cannot fork: {}", std::strerror(fork_errno)));
-  ::setpgid(pid, pid);
+  ::close(setup.out_fd);
+  ::close(setup.err_fd);
   return pid;
 }
 
@@ -180,39 +162,6 @@ std::string self_exe() {
   if (ec)
     throw std::runtime_error("cannot find the npusim binary: " + ec.message());
   return p.string();
-}
-
-void write_file_atomically(const fs::path& path, const std::string& content, bool sync) {
-  fs::path temp = path;
-  temp += fmt::format(".tmp-{}", ::getpid());
-  std::FILE* f = nullptr;
-  {
-    const auto guard = lock_temp_outputs();
-    f = std::fopen(temp.c_str(), "wb");
-    if (f)
-      remove_if_stopped(temp.string());
-  }
-  const struct Forget {
-    std::string path;
-    ~Forget() { forget_if_stopped(path); }
-  } forget{temp.string()};
-  if (!f)
-    throw std::runtime_error(
-        fmt::format("cannot create '{}': {}", temp.string(), std::strerror(errno)));
-  const bool ok = std::fwrite(content.data(), 1, content.size(), f) == content.size() &&
-                  std::fflush(f) == 0 && (!sync || ::fsync(fileno(f)) == 0);
-  const int error = errno;
-  std::fclose(f);
-  std::error_code ec;
-  if (ok) {
-    const auto guard = lock_temp_outputs();
-    fs::rename(temp, path, ec);
-  }
-  if (!ok || ec) {
-    fs::remove(temp, ec);
-    throw std::runtime_error(fmt::format("cannot write '{}': {}", path.string(),
-                                         ok ? ec.message() : std::strerror(error)));
-  }
 }
 
 std::optional<PointResult> read_result(const fs::path& out_dir, const PlannedPoint& point) {
@@ -284,8 +233,9 @@ public:
   bool busy() const { return (m_stopped_by == 0 && m_next < m_todo.size()) || !m_running.empty(); }
   int stopped_by() const { return m_stopped_by; }
 
-  /// Starts points until `jobs` children run, with the signal mask `child_mask`.
-  void start_more(const sigset_t& child_mask) {
+  /// Starts points until `jobs` children run (with the mask the process had before it
+  /// blocked anything).
+  void start_more() {
     while (m_stopped_by == 0 && m_running.size() < m_jobs && m_next < m_todo.size()) {
       const PlannedPoint& point = m_plan.points.at(m_todo[m_next++]);
       const fs::path partial = m_out_dir / (point.dir + ".partial");
@@ -295,8 +245,7 @@ public:
       std::vector<std::string> argv{m_options.exe};
       argv.insert(argv.end(), point.args.begin(), point.args.end());
       argv.insert(argv.end(), {"--out", partial.string()});
-      const pid_t pid =
-          spawn(argv, partial / "stdout.txt", partial / "stderr.txt", child_mask, false);
+      const pid_t pid = spawn(argv, partial / "stdout.txt", partial / "stderr.txt", false);
       Child child;
       child.point = point.index;
       child.start = Clock::now();
@@ -433,8 +382,6 @@ int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size
     interrupt = sig;
     ::pthread_kill(main, SIGCHLD);
   });
-  // Children start with the mask the process had before it blocked anything.
-  const sigset_t& child_mask = original_signal_mask();
   const auto restore = [&] {
     set_interrupt_handler({});
     ::pthread_sigmask(SIG_SETMASK, &old_mask, nullptr);
@@ -443,7 +390,7 @@ int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size
   PointScheduler points(out_dir, plan, todo, options, on_done);
   try {
     while (points.busy()) {
-      points.start_more(child_mask);
+      points.start_more();
       const auto wait = points.wait_time();
       timespec ts{};
       ts.tv_sec = wait.count() / 1000;
@@ -476,7 +423,7 @@ Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) 
   }
   remove_if_stopped(dir);
   const fs::path out = fs::path(dir) / "out", err = fs::path(dir) / "err";
-  const pid_t pid = spawn(argv, out, err, original_signal_mask(), true);
+  const pid_t pid = spawn(argv, out, err, true);
   const auto start = Clock::now();
   int status = 0;
   while (true) {

@@ -33,11 +33,6 @@ bool salvage_finished_run(const std::filesystem::path& out_dir, const PlannedPoi
 /// Publishes the result of a point that was rejected before running.
 void write_invalid_result(const std::filesystem::path& out_dir, const PlannedPoint& point);
 
-/// Writes `content` to `path` through a temporary file and a rename; `sync` first flushes
-/// it to disk (off for files that a rerun can make again).
-void write_file_atomically(const std::filesystem::path& path, const std::string& content,
-                           bool sync = true);
-
 struct RunnerOptions {
   std::string exe;         ///< the npusim binary
   int jobs = 1;            ///< children at once

@@ -2,6 +2,7 @@
 
 #include "common/input_file.h"
 #include "common/json_input.h"
+#include "common/publish.h"
 #include "sweep/point_runner.h"
 
 #include <fmt/format.h>

@@ -6,6 +6,7 @@
 #include "common/interrupt.h"
 #include "common/json_input.h"
 #include "common/output_path.h"
+#include "common/publish.h"
 #include "config/units.h"
 #include "sweep/plan_check.h"
 #include "sweep/point_runner.h"

@@ -3,6 +3,7 @@
 #include "common/escape.h"
 #include "common/input_file.h"
 #include "common/json_input.h"
+#include "common/publish.h"
 #include "sweep/point_runner.h"
 
 #include <fmt/format.h>

@@ -168,6 +168,23 @@ std::string format_scaled(double value, const std::vector<Unit>& units) {
 
 } // namespace
 
+namespace {
+
+// A quantity that must be greater than zero; `noun` names it in the message.
+std::optional<double> positive_quantity(std::string_view text, const std::vector<Unit>& units,
+                                        const char* what, const char* example, const char* noun,
+                                        std::string* error) {
+  const auto value = parse_quantity(text, units, what, example, true, error);
+  if (value && *value <= 0) {
+    set_error(error,
+              std::string(noun) + " must be greater than zero, got '" + std::string(text) + "'");
+    return std::nullopt;
+  }
+  return value;
+}
+
+} // namespace
+
 std::optional<uint64_t> parse_bytes(std::string_view text, std::string* error) {
   const auto value = parse_quantity(text, kByteUnits, "a size", "64KiB", false, error);
   if (!value)
@@ -176,14 +193,9 @@ std::optional<uint64_t> parse_bytes(std::string_view text, std::string* error) {
 }
 
 std::optional<double> parse_frequency_hz(std::string_view text, std::string* error) {
-  const auto value = parse_quantity(text, kFrequencyUnits, "a frequency", "1.2GHz", true, error);
-  if (!value)
-    return std::nullopt;
-  if (*value <= 0) {
-    set_error(error, "frequency must be greater than zero, got '" + std::string(text) + "'");
-    return std::nullopt;
-  }
-  if (*value > 1e13) {
+  const auto value =
+      positive_quantity(text, kFrequencyUnits, "a frequency", "1.2GHz", "frequency", error);
+  if (value && *value > 1e13) {
     set_error(error, "frequency '" + std::string(text) + "' is too large");
     return std::nullopt;
   }
@@ -198,25 +210,11 @@ std::optional<uint64_t> parse_time_ps(std::string_view text, std::string* error)
 }
 
 std::optional<double> parse_rate_mts(std::string_view text, std::string* error) {
-  const auto value = parse_quantity(text, kRateUnits, "a transfer rate", "3200MT/s", true, error);
-  if (!value)
-    return std::nullopt;
-  if (*value <= 0) {
-    set_error(error, "transfer rate must be greater than zero, got '" + std::string(text) + "'");
-    return std::nullopt;
-  }
-  return value;
+  return positive_quantity(text, kRateUnits, "a transfer rate", "3200MT/s", "transfer rate", error);
 }
 
 std::optional<double> parse_bandwidth(std::string_view text, std::string* error) {
-  const auto value = parse_quantity(text, kBandwidthUnits, "a bandwidth", "64GB/s", true, error);
-  if (!value)
-    return std::nullopt;
-  if (*value <= 0) {
-    set_error(error, "bandwidth must be greater than zero, got '" + std::string(text) + "'");
-    return std::nullopt;
-  }
-  return value;
+  return positive_quantity(text, kBandwidthUnits, "a bandwidth", "64GB/s", "bandwidth", error);
 }
 
 std::optional<int64_t> parse_int(std::string_view text, std::string* error) {

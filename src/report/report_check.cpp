@@ -3,6 +3,8 @@
 #include "report/report.h"
 #include "report/report_detail.h"
 
+#include <cstddef>
+#include <iterator>
 #include <string>
 
 namespace npu {
@@ -13,24 +15,14 @@ using Json = nlohmann::ordered_json;
 
 enum class Type { Object, Array, String, Number, Whole, Bool, Stat };
 
+// What a value of each Type must be, in Type's order.
+constexpr const char* kExpected[] = {
+    "an object",     "an array",        "a string", "a number", "a whole number of at least 0",
+    "true or false", "a number or null"};
+static_assert(std::size(kExpected) == static_cast<size_t>(Type::Stat) + 1);
+
 const char* expected_of(Type type) {
-  switch (type) {
-  case Type::Object:
-    return "an object";
-  case Type::Array:
-    return "an array";
-  case Type::String:
-    return "a string";
-  case Type::Number:
-    return "a number";
-  case Type::Whole:
-    return "a whole number of at least 0";
-  case Type::Bool:
-    return "true or false";
-  case Type::Stat:
-    return "a number or null";
-  }
-  return "";
+  return kExpected[static_cast<size_t>(type)];
 }
 
 bool has_type(const Json& j, Type type) {

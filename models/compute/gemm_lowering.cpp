@@ -5,7 +5,7 @@
 namespace npu {
 
 GemmLowering::GemmLowering(const OpSpec& op, bool pad_taps)
-    : m_op(op), m_g(gemm_shape(op)), m_es(dtype_bytes(op.dtype)),
+    : m_op(op), m_g(gemm_shape(op)), m_element_bytes(dtype_bytes(op.dtype)),
       m_conv(op.kind() == OpKind::Conv2d), m_pad_taps(pad_taps) {
   if (m_conv)
     m_w = window_of(op);
@@ -13,7 +13,7 @@ GemmLowering::GemmLowering(const OpSpec& op, bool pad_taps)
 
 uint64_t GemmLowering::a_buffer_bytes(uint64_t mt, uint64_t kt) const {
   if (!m_conv)
-    return mt * kt * m_es;
+    return mt * kt * m_element_bytes;
   // What tile_transfers() loads for mt consecutive output pixels at any position: the
   // windows of at most two partial output rows, and of the whole rows between them.
   const Window& g = m_w;
@@ -22,12 +22,12 @@ uint64_t GemmLowering::a_buffer_bytes(uint64_t mt, uint64_t kt) const {
   if (mt < g.wo) {
     const uint64_t cols =
         std::min(2 * g.w, (mt - 1) * g.stride + g.s + (g.s > g.stride ? g.s - g.stride : 0));
-    return window_rows * cols * cc * m_es;
+    return window_rows * cols * cc * m_element_bytes;
   }
   const uint64_t full = std::min(g.ho, mt / g.wo);
   const uint64_t rows = std::min(g.h, band_in(full, g.stride, g.r, g.h) + 2 * window_rows);
   const uint64_t segments = g.images > 1 ? std::min(g.images, ceil_div(mt, g.ho * g.wo) + 1) : 1;
-  return segments * rows * g.w * cc * m_es;
+  return segments * rows * g.w * cc * m_element_bytes;
 }
 
 uint64_t GemmLowering::conv_patch_bytes(uint64_t m0, uint64_t mt, uint64_t cc) const {
@@ -41,7 +41,7 @@ uint64_t GemmLowering::conv_patch_bytes(uint64_t m0, uint64_t mt, uint64_t cc) c
 
 double GemmLowering::a_pass_bytes(uint64_t mt) const {
   if (!m_conv)
-    return static_cast<double>(m_g.m * m_g.k * m_es);
+    return static_cast<double>(m_g.m * m_g.k * m_element_bytes);
   // Overlapping windows read some input rows twice: add up the patches (a sample of
   // at most 1024 tiles, scaled, for ops with very many).
   const uint64_t tiles = ceil_div(m_g.m, mt);
@@ -59,31 +59,32 @@ double GemmLowering::a_pass_bytes(uint64_t mt) const {
 AccessPattern GemmLowering::a_access(uint64_t mt, uint64_t kt) const {
   if (!m_conv) {
     if (kt == m_g.k)
-      return {1, static_cast<double>(mt * kt * m_es), 0};
-    return {static_cast<double>(mt), static_cast<double>(kt * m_es),
-            static_cast<double>(m_g.k * m_es)};
+      return {1, static_cast<double>(mt * kt * m_element_bytes), 0};
+    return {static_cast<double>(mt), static_cast<double>(kt * m_element_bytes),
+            static_cast<double>(m_g.k * m_element_bytes)};
   }
   const Window& g = m_w;
   const uint64_t cc = kt / (g.r * g.s);
   const double bytes = static_cast<double>(a_buffer_bytes(mt, kt));
   if (cc == g.channels) // whole-width bands of all channels: contiguous
     return {1, bytes, 0};
-  return {bytes / static_cast<double>(cc * m_es), static_cast<double>(cc * m_es),
-          static_cast<double>(g.channels * m_es)};
+  return {bytes / static_cast<double>(cc * m_element_bytes),
+          static_cast<double>(cc * m_element_bytes),
+          static_cast<double>(g.channels * m_element_bytes)};
 }
 
 AccessPattern GemmLowering::b_access(uint64_t kt, uint64_t nt) const {
   if (nt == m_g.n)
-    return {1, static_cast<double>(kt * nt * m_es), 0};
-  return {static_cast<double>(kt), static_cast<double>(nt * m_es),
-          static_cast<double>(m_g.n * m_es)};
+    return {1, static_cast<double>(kt * nt * m_element_bytes), 0};
+  return {static_cast<double>(kt), static_cast<double>(nt * m_element_bytes),
+          static_cast<double>(m_g.n * m_element_bytes)};
 }
 
 AccessPattern GemmLowering::c_access(uint64_t mt, uint64_t nt) const {
   if (nt == m_g.n)
-    return {1, static_cast<double>(mt * nt * m_es), 0};
-  return {static_cast<double>(mt), static_cast<double>(nt * m_es),
-          static_cast<double>(m_g.n * m_es)};
+    return {1, static_cast<double>(mt * nt * m_element_bytes), 0};
+  return {static_cast<double>(mt), static_cast<double>(nt * m_element_bytes),
+          static_cast<double>(m_g.n * m_element_bytes)};
 }
 
 uint64_t GemmLowering::a_descriptors(uint64_t mt, uint64_t kt) const {
@@ -92,13 +93,13 @@ uint64_t GemmLowering::a_descriptors(uint64_t mt, uint64_t kt) const {
   const Window& g = m_w;
   if (kt / (g.r * g.s) == g.channels)
     return mt >= g.ho * g.wo ? ceil_div(mt, g.ho * g.wo) + 1 : 2;
-  return a_buffer_bytes(mt, kt) / (g.w * (kt / (g.r * g.s)) * m_es); // one per input row
+  return a_buffer_bytes(mt, kt) / (g.w * (kt / (g.r * g.s)) * m_element_bytes); // one per input row
 }
 
 void GemmLowering::tile_transfers(uint64_t batch, uint64_t m0, uint64_t mt, uint64_t n0,
                                   uint64_t nt, uint64_t k0, uint64_t kt, uint64_t a_offset,
                                   uint64_t b_offset, bool store, Tile* t) const {
-  const uint64_t es = m_es, M = m_g.m, N = m_g.n, K = m_g.k;
+  const uint64_t es = m_element_bytes, M = m_g.m, N = m_g.n, K = m_g.k;
   if (!m_conv) {
     // A is M x K, B is K x N, C is M x N, row-major, one of each per batch.
     if (a_offset != kSkip)

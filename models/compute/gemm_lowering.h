@@ -15,7 +15,7 @@ public:
   explicit GemmLowering(const OpSpec& op, bool pad_taps = false);
 
   const GemmShape& shape() const { return m_g; }
-  uint64_t element_bytes() const { return m_es; }
+  uint64_t element_bytes() const { return m_element_bytes; }
   /// A reduction chunk kt is a multiple of this unless it is all of k (conv2d: whole
   /// input channels, r x s reduction steps each).
   uint64_t k_step() const { return m_conv ? m_w.r * m_w.s : 1; }
@@ -46,7 +46,7 @@ private:
 
   OpSpec m_op;
   GemmShape m_g;
-  uint64_t m_es = 1;
+  uint64_t m_element_bytes = 1;
   bool m_conv = false;
   bool m_pad_taps = false;
   Window m_w{};

@@ -212,8 +212,8 @@ TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
   p.m_blocks = g.batches * ceil_div(g.m, c.mt) * ceil_div(g.n, c.nt);
   p.m_chunks = ceil_div(g.k, c.kt);
   p.m_a_buffer_bytes = low.a_buffer_bytes(c.mt, c.kt);
-  p.m_operand_bytes = p.m_a_buffer_bytes + c.kt * c.nt * p.m_es;
-  p.m_result_bytes = c.mt * c.nt * p.m_es;
+  p.m_operand_bytes = p.m_a_buffer_bytes + c.kt * c.nt * p.m_element_bytes;
+  p.m_result_bytes = c.mt * c.nt * p.m_element_bytes;
   p.m_accumulator_bytes =
       needs_accumulator(target.model, p.m_chunks, c.kt) ? c.mt * c.nt * kAccumulatorBytes : 0;
   p.m_shape =

@@ -66,7 +66,7 @@ TilePlan PlanBuilder::start(TilePlan::Kind kind, const OpSpec& op, const CostMod
   p.m_kind = kind;
   p.m_op = op;
   p.m_model = cost.target().model;
-  p.m_es = dtype_bytes(op.dtype);
+  p.m_element_bytes = dtype_bytes(op.dtype);
   p.m_buffers = std::max<uint32_t>(cost.target().buffers, 1);
   return p;
 }
@@ -114,14 +114,14 @@ Tile TilePlan::tile(uint64_t index) const {
 
 Tile TilePlan::window_tile(uint64_t block) const {
   const Window g = window_of(m_op);
-  const uint64_t es = m_es, rs = g.r * g.s;
-  const uint64_t cb = ceil_div(g.channels, m_cc), wb = ceil_div(g.wo, m_wt),
-                 rb = ceil_div(g.ho, m_rt);
-  const uint64_t c0 = block % cb * m_cc;
-  const uint64_t ow0 = block / cb % wb * m_wt;
-  const uint64_t oh0 = block / cb / wb % rb * m_rt;
-  const uint64_t image = block / cb / wb / rb;
-  const uint64_t cc = std::min(m_cc, g.channels - c0), wt = std::min(m_wt, g.wo - ow0),
+  const uint64_t es = m_element_bytes, rs = g.r * g.s;
+  const uint64_t channel_blocks = ceil_div(g.channels, m_tile_channels),
+                 col_blocks = ceil_div(g.wo, m_wt), row_blocks = ceil_div(g.ho, m_rt);
+  const uint64_t c0 = block % channel_blocks * m_tile_channels;
+  const uint64_t ow0 = block / channel_blocks % col_blocks * m_wt;
+  const uint64_t oh0 = block / channel_blocks / col_blocks % row_blocks * m_rt;
+  const uint64_t image = block / channel_blocks / col_blocks / row_blocks;
+  const uint64_t cc = std::min(m_tile_channels, g.channels - c0), wt = std::min(m_wt, g.wo - ow0),
                  rt = std::min(m_rt, g.ho - oh0);
   Tile t;
   t.engine = Engine::Vector;
@@ -142,11 +142,13 @@ Tile TilePlan::window_tile(uint64_t block) const {
 // result once the last chunk has accumulated.
 Tile TilePlan::window_chunk_tile(uint64_t block, uint64_t chunk) const {
   const Window g = window_of(m_op);
-  const uint64_t es = m_es, cb = ceil_div(g.channels, m_cc), sb = ceil_div(g.s, m_sc);
-  const uint64_t c0 = block % cb * m_cc, ow = block / cb % g.wo, oh = block / cb / g.wo % g.ho;
-  const uint64_t image = block / cb / g.wo / g.ho;
-  const uint64_t r0 = chunk / sb * m_rc, s0 = chunk % sb * m_sc;
-  const uint64_t cc = std::min(m_cc, g.channels - c0), rc = std::min(m_rc, g.r - r0),
+  const uint64_t es = m_element_bytes, channel_blocks = ceil_div(g.channels, m_tile_channels),
+                 window_col_chunks = ceil_div(g.s, m_sc);
+  const uint64_t c0 = block % channel_blocks * m_tile_channels, ow = block / channel_blocks % g.wo,
+                 oh = block / channel_blocks / g.wo % g.ho;
+  const uint64_t image = block / channel_blocks / g.wo / g.ho;
+  const uint64_t r0 = chunk / window_col_chunks * m_rc, s0 = chunk % window_col_chunks * m_sc;
+  const uint64_t cc = std::min(m_tile_channels, g.channels - c0), rc = std::min(m_rc, g.r - r0),
                  sc = std::min(m_sc, g.s - s0);
   auto clip = [](int64_t lo, uint64_t n, uint64_t extent, uint64_t* a, uint64_t* b) {
     const int64_t e = static_cast<int64_t>(extent);
@@ -177,12 +179,14 @@ Tile TilePlan::window_chunk_tile(uint64_t block, uint64_t chunk) const {
 
 Tile TilePlan::elementwise_tile(uint64_t block) const {
   const auto& e = m_op.as<ElementwiseOp>();
-  const uint64_t e0 = block * m_te, te = std::min(m_te, e.elements - e0);
+  const uint64_t e0 = block * m_tile_elements, te = std::min(m_tile_elements, e.elements - e0);
   Tile t;
   t.engine = Engine::Vector;
   for (uint32_t j = 0; j < std::max<uint32_t>(e.inputs, 1); ++j)
-    t.loads.push_back(make_transfer(j, e0 * m_es, te * m_es, 1, te * m_es, j * m_te * m_es));
-  t.stores.push_back(make_transfer(0, e0 * m_es, te * m_es, 1, te * m_es, 0));
+    t.loads.push_back(make_transfer(j, e0 * m_element_bytes, te * m_element_bytes, 1,
+                                    te * m_element_bytes, j * m_tile_elements * m_element_bytes));
+  t.stores.push_back(
+      make_transfer(0, e0 * m_element_bytes, te * m_element_bytes, 1, te * m_element_bytes, 0));
   t.cycles = vector_cycles(te, m_model.vector_lanes, m_op.dtype);
   t.vector_ops = te;
   return t;
@@ -197,11 +201,14 @@ Tile TilePlan::rows_tile(uint64_t block, uint64_t chunk) const {
   const uint32_t end = m_chunks > 1 ? first + 1 : passes;
   Tile t;
   t.engine = Engine::Vector;
-  t.loads.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
+  t.loads.push_back(make_transfer(0, r0 * C * m_element_bytes, rt * C * m_element_bytes, 1,
+                                  rt * C * m_element_bytes, 0));
   if (end == passes) {
     if (m_op.kind() == OpKind::Layernorm) // gamma then beta
-      t.loads.push_back(make_transfer(1, 0, 2 * C * m_es, 1, 2 * C * m_es, m_rt * C * m_es));
-    t.stores.push_back(make_transfer(0, r0 * C * m_es, rt * C * m_es, 1, rt * C * m_es, 0));
+      t.loads.push_back(make_transfer(1, 0, 2 * C * m_element_bytes, 1, 2 * C * m_element_bytes,
+                                      m_rt * C * m_element_bytes));
+    t.stores.push_back(make_transfer(0, r0 * C * m_element_bytes, rt * C * m_element_bytes, 1,
+                                     rt * C * m_element_bytes, 0));
   }
   for (uint32_t p = first; p < end; ++p) {
     t.cycles += row_pass_cycles(m_model, m_op.kind(), p, rt, C, m_op.dtype);
@@ -211,19 +218,23 @@ Tile TilePlan::rows_tile(uint64_t block, uint64_t chunk) const {
 }
 
 Tile TilePlan::row_chunk_tile(uint64_t block, uint64_t chunk) const {
-  const uint64_t C = m_op.rowwise()->cols, per_pass = ceil_div(C, m_te);
+  const uint64_t C = m_op.rowwise()->cols, per_pass = ceil_div(C, m_tile_elements);
   const uint64_t pass = chunk / per_pass, j = chunk % per_pass;
-  const uint64_t c0 = j * m_te, n = std::min(m_te, C - c0);
+  const uint64_t c0 = j * m_tile_elements, n = std::min(m_tile_elements, C - c0);
   const bool last_pass = pass + 1 == rowwise_passes(m_op.kind());
   Tile t;
   t.engine = Engine::Vector;
-  t.loads.push_back(make_transfer(0, (block * C + c0) * m_es, n * m_es, 1, n * m_es, 0));
+  t.loads.push_back(make_transfer(0, (block * C + c0) * m_element_bytes, n * m_element_bytes, 1,
+                                  n * m_element_bytes, 0));
   if (m_op.kind() == OpKind::Layernorm && last_pass) {
-    t.loads.push_back(make_transfer(1, c0 * m_es, n * m_es, 1, n * m_es, m_te * m_es));
-    t.loads.push_back(make_transfer(1, (C + c0) * m_es, n * m_es, 1, n * m_es, 2 * m_te * m_es));
+    t.loads.push_back(make_transfer(1, c0 * m_element_bytes, n * m_element_bytes, 1,
+                                    n * m_element_bytes, m_tile_elements * m_element_bytes));
+    t.loads.push_back(make_transfer(1, (C + c0) * m_element_bytes, n * m_element_bytes, 1,
+                                    n * m_element_bytes, 2 * m_tile_elements * m_element_bytes));
   }
   if (last_pass)
-    t.stores.push_back(make_transfer(0, (block * C + c0) * m_es, n * m_es, 1, n * m_es, 0));
+    t.stores.push_back(make_transfer(0, (block * C + c0) * m_element_bytes, n * m_element_bytes, 1,
+                                     n * m_element_bytes, 0));
   const auto p = static_cast<uint32_t>(pass);
   // The reduction tree ends the pass, after its last chunk.
   t.cycles = row_piece_cycles(m_model, m_op.kind(), p, n, C, m_op.dtype, j + 1 == per_pass);
@@ -235,18 +246,19 @@ Tile TilePlan::columns_tile(uint64_t block, uint64_t chunk) const {
   const RowwiseOp& rw = *m_op.rowwise();
   const uint64_t R = rw.rows, C = rw.cols, per_matrix = ceil_div(C, m_rt);
   const uint64_t matrix = block / per_matrix, c0 = block % per_matrix * m_rt;
-  const uint64_t n = std::min(m_rt, C - c0), at = (matrix * R * C + c0) * m_es;
+  const uint64_t n = std::min(m_rt, C - c0), at = (matrix * R * C + c0) * m_element_bytes;
   const uint32_t passes = rowwise_passes(m_op.kind());
   const uint32_t first = m_chunks > 1 ? static_cast<uint32_t>(chunk) : 0;
   const uint32_t end = m_chunks > 1 ? first + 1 : passes;
   Tile t;
   t.engine = Engine::Vector;
   // All R rows of n columns: each lane keeps one column; reductions run down the rows.
-  t.loads.push_back(make_transfer(0, at, n * m_es, R, C * m_es, 0));
+  t.loads.push_back(make_transfer(0, at, n * m_element_bytes, R, C * m_element_bytes, 0));
   if (end == passes) {
     if (m_op.kind() == OpKind::Layernorm) // gamma then beta, one per row
-      t.loads.push_back(make_transfer(1, 0, 2 * R * m_es, 1, 2 * R * m_es, R * m_rt * m_es));
-    t.stores.push_back(make_transfer(0, at, n * m_es, R, C * m_es, 0));
+      t.loads.push_back(make_transfer(1, 0, 2 * R * m_element_bytes, 1, 2 * R * m_element_bytes,
+                                      R * m_rt * m_element_bytes));
+    t.stores.push_back(make_transfer(0, at, n * m_element_bytes, R, C * m_element_bytes, 0));
   }
   for (uint32_t p = first; p < end; ++p) {
     t.cycles +=

@@ -206,14 +206,14 @@ private:
   Reuse m_reuse = Reuse::None;
   OpSpec m_op;
   ComputeModel m_model;
-  uint64_t m_es = 1; ///< element bytes
+  uint64_t m_element_bytes = 1; ///< bytes of one element of the data type
   uint32_t m_buffers = 2;
   // Tile dimensions (which apply depends on the kind).
-  uint64_t m_mt = 0, m_nt = 0, m_kt = 0; ///< gemm (conv2d: kt = channels x r x s)
-  uint64_t m_rt = 0, m_wt = 0, m_cc = 0; ///< window: output rows, cols, channels; rows;
-                                         ///< columns (over_rows softmax, layernorm)
-  uint64_t m_te = 0;                     ///< elementwise elements; row chunk elements
-  uint64_t m_rc = 0, m_sc = 0;           ///< window chunks: rows and columns of the window
+  uint64_t m_mt = 0, m_nt = 0, m_kt = 0;            ///< gemm (conv2d: kt = channels x r x s)
+  uint64_t m_rt = 0, m_wt = 0, m_tile_channels = 0; ///< window: output rows, cols, channels; rows;
+                                                    ///< columns (over_rows softmax, layernorm)
+  uint64_t m_tile_elements = 0;                     ///< elementwise elements; row chunk elements
+  uint64_t m_rc = 0, m_sc = 0; ///< window chunks: rows and columns of the window
   uint64_t m_blocks = 1;
   uint64_t m_chunks = 1;
   uint64_t m_block_begin = 0, m_block_end = 1;

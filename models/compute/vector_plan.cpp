@@ -78,7 +78,7 @@ Estimate window_estimate(const OpSpec& op, const CostModel& cost, const Window& 
 TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Window, op, cost);
   const Window g = window_of(op);
-  const uint64_t es = p.m_es, rs = g.r * g.s, P = cost.target().partition_bytes;
+  const uint64_t es = p.m_element_bytes, rs = g.r * g.s, P = cost.target().partition_bytes;
   const uint64_t weights_per_channel = op.kind() == OpKind::DepthwiseConv2d ? rs * es : 0;
   Best<WindowChoice> best(cost);
   for (uint64_t rt : tile_candidates(g.ho, 1))
@@ -95,7 +95,7 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
   const WindowChoice c = best.pick();
   p.m_rt = c.rt;
   p.m_wt = c.wt;
-  p.m_cc = c.cc;
+  p.m_tile_channels = c.cc;
   p.m_blocks = g.images * ceil_div(g.ho, c.rt) * ceil_div(g.wo, c.wt) * ceil_div(g.channels, c.cc);
   p.m_operand_bytes = patch_bytes(g, c.rt, c.wt, c.cc, es) + c.cc * weights_per_channel;
   p.m_a_buffer_bytes = patch_bytes(g, c.rt, c.wt, c.cc, es);
@@ -107,7 +107,7 @@ TilePlan PlanBuilder::window(const OpSpec& op, const CostModel& cost) {
 
 TilePlan PlanBuilder::window_chunks(const OpSpec& op, const CostModel& cost, TilePlan p) {
   const Window g = window_of(op);
-  const uint64_t es = p.m_es, P = cost.target().partition_bytes, B = p.m_buffers;
+  const uint64_t es = p.m_element_bytes, P = cost.target().partition_bytes, B = p.m_buffers;
   const uint64_t per = op.kind() == OpKind::DepthwiseConv2d ? 2 : 1; // the patch, its weights
   const uint64_t lanes = cost.target().model.vector_lanes;
   // The widest channel block whose result and one window element per buffer fit; then
@@ -122,7 +122,7 @@ TilePlan PlanBuilder::window_chunks(const OpSpec& op, const CostModel& cost, Til
     const uint64_t sc = std::min(g.s, room), rc = std::min(g.r, room / sc);
     p.m_kind = TilePlan::Kind::WindowChunks;
     p.m_rt = p.m_wt = 1;
-    p.m_cc = cc;
+    p.m_tile_channels = cc;
     p.m_rc = rc;
     p.m_sc = sc;
     p.m_blocks = g.images * g.ho * g.wo * ceil_div(g.channels, cc);
@@ -140,7 +140,7 @@ TilePlan PlanBuilder::window_chunks(const OpSpec& op, const CostModel& cost, Til
 TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Elementwise, op, cost);
   const auto& e = op.as<ElementwiseOp>();
-  const uint64_t E = e.elements, inputs = std::max<uint32_t>(e.inputs, 1), es = p.m_es;
+  const uint64_t E = e.elements, inputs = std::max<uint32_t>(e.inputs, 1), es = p.m_element_bytes;
   const uint64_t P = cost.target().partition_bytes;
   const uint32_t lanes = cost.target().model.vector_lanes;
   Best<uint64_t> best(cost);
@@ -165,13 +165,14 @@ TilePlan PlanBuilder::elementwise(const OpSpec& op, const CostModel& cost) {
     best.offer(e, te);
   }
   // Below the alignment when not even 64 elements per operand fit.
-  p.m_te = best.empty() ? std::min(E, P / (p.m_buffers * (inputs + 1) * es)) : best.pick();
-  if (p.m_te == 0)
+  p.m_tile_elements =
+      best.empty() ? std::min(E, P / (p.m_buffers * (inputs + 1) * es)) : best.pick();
+  if (p.m_tile_elements == 0)
     too_small(op, P);
-  p.m_blocks = ceil_div(E, p.m_te);
-  p.m_operand_bytes = inputs * p.m_te * es;
-  p.m_result_bytes = p.m_te * es;
-  p.m_shape = "elements=" + std::to_string(p.m_te);
+  p.m_blocks = ceil_div(E, p.m_tile_elements);
+  p.m_operand_bytes = inputs * p.m_tile_elements * es;
+  p.m_result_bytes = p.m_tile_elements * es;
+  p.m_shape = "elements=" + std::to_string(p.m_tile_elements);
   return p;
 }
 
@@ -179,8 +180,8 @@ TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
   if (op.rowwise()->over_rows)
     return columns(op, cost);
   TilePlan p = start(TilePlan::Kind::Rows, op, cost);
-  const uint64_t R = op.rowwise()->batch * op.rowwise()->rows, C = op.rowwise()->cols, es = p.m_es,
-                 P = cost.target().partition_bytes;
+  const uint64_t R = op.rowwise()->batch * op.rowwise()->rows, C = op.rowwise()->cols,
+                 es = p.m_element_bytes, P = cost.target().partition_bytes;
   const ComputeModel& model = cost.target().model;
   const bool affine = op.kind() == OpKind::Layernorm; // gamma and beta, 2 x cols
   const uint32_t passes = rowwise_passes(op.kind());
@@ -232,7 +233,7 @@ TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
     chunk = chunk / 64 * 64;
   if (chunk == 0)
     too_small(op, P);
-  p.m_te = chunk;
+  p.m_tile_elements = chunk;
   p.m_blocks = R;
   p.m_chunks = passes * ceil_div(C, chunk);
   p.m_operand_bytes = (affine ? 3 : 1) * chunk * es;
@@ -244,7 +245,8 @@ TilePlan PlanBuilder::rowwise(const OpSpec& op, const CostModel& cost) {
 TilePlan PlanBuilder::columns(const OpSpec& op, const CostModel& cost) {
   TilePlan p = start(TilePlan::Kind::Columns, op, cost);
   const RowwiseOp& rw = *op.rowwise();
-  const uint64_t R = rw.rows, C = rw.cols, es = p.m_es, P = cost.target().partition_bytes;
+  const uint64_t R = rw.rows, C = rw.cols, es = p.m_element_bytes,
+                 P = cost.target().partition_bytes;
   const ComputeModel& model = cost.target().model;
   const uint64_t extra = op.kind() == OpKind::Layernorm ? 2 * R * es : 0; // gamma, beta
   const uint32_t passes = rowwise_passes(op.kind());

@@ -24,7 +24,10 @@ namespace npu {
 /// - Access64: every burst is a blocking transaction waited for by a DMA worker thread of
 ///   its own, and the DDR blocks it until its requests are done.
 /// Both paths use the same DRAM controller, and time bursts alike.
-enum class Granularity : uint8_t { Burst, Access64 };
+/// - Transaction (`ddr.model: transaction`): the DMA moves a window of bursts as one
+///   descriptor-level transaction (SpanExtension), which the router, the DDR's closed-form
+///   model, the SRAM and the PCIe link each serve in the call.
+enum class Granularity : uint8_t { Burst, Access64, Transaction };
 
 /// Side data of a payload: the issuing block and, where known, unit and launch.
 struct NpuExtension : tlm::tlm_extension<NpuExtension> {

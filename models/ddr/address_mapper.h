@@ -64,6 +64,8 @@ public:
   const std::vector<DramField>& order() const { return m_order; }
   /// Width in bits of a field.
   uint32_t bits(DramField f) const { return m_bits[static_cast<size_t>(f)]; }
+  /// Position of a field's lowest bit in a byte address.
+  uint32_t shift(DramField f) const { return m_shift[static_cast<size_t>(f)]; }
 
   bool hashed() const { return m_hash; }
 

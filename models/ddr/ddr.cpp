@@ -14,6 +14,21 @@ Ddr::Ddr(sc_core::sc_module_name name, const DdrConfig& config, Granularity gran
   SC_HAS_PROCESS(Ddr);
   socket.register_b_transport(this, &Ddr::b_transport);
   socket.register_transport_dbg(this, &Ddr::transport_dbg);
+  if (config.model == DdrModel::Transaction) {
+    m_transaction = std::make_unique<DdrTransactionLevel>(
+        "transaction", config, m_mapper, m_memory,
+        [this](tlm::tlm_generic_payload& p) {
+          move_data(p);
+          if (m_trace)
+            m_trace->ddr_bytes(to_ps(time_now(*this)), p.get_data_length());
+        },
+        [this](tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
+          tlm::tlm_phase phase = tlm::BEGIN_RESP;
+          socket->nb_transport_bw(p, phase, delay);
+        });
+    socket.register_nb_transport_fw(this, &Ddr::nb_transport_fw);
+    return; // served in closed form: no controllers' clock
+  }
   if (granularity == Granularity::Burst) {
     m_nonblocking = true;
     socket.register_nb_transport_fw(this, &Ddr::nb_transport_fw);
@@ -85,6 +100,10 @@ tlm::tlm_response_status Ddr::check(const tlm::tlm_generic_payload& payload) con
 }
 
 void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  if (m_transaction) {
+    m_transaction->b_transport(payload, delay);
+    return;
+  }
   if (const auto status = check(payload); status != tlm::TLM_OK_RESPONSE) {
     payload.set_response_status(status);
     return;
@@ -113,6 +132,8 @@ void Ddr::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
 
 tlm::tlm_sync_enum Ddr::nb_transport_fw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                         sc_core::sc_time& delay) {
+  if (m_transaction)
+    return m_transaction->nb_transport_fw(payload, phase, delay);
   if (phase != tlm::BEGIN_REQ)
     return tlm::TLM_ACCEPTED; // END_RESP: nothing left to do
   if (const auto status = check(payload); status != tlm::TLM_OK_RESPONSE) {
@@ -148,7 +169,9 @@ void Ddr::move_data(tlm::tlm_generic_payload& payload) {
   const auto* ext = payload.get_extension<NpuExtension>();
   m_bytes_by_initiator[static_cast<size_t>(ext ? ext->who : Initiator::Unknown)]
                       [payload.is_write() ? 1 : 0] += len;
-  if (payload.is_write())
+  if (payload.get_extension<SpanExtension>())
+    copy_payload_rows(m_memory, payload);
+  else if (payload.is_write())
     m_memory.write(addr, payload.get_data_ptr(), len);
   else
     m_memory.read(addr, payload.get_data_ptr(), len);
@@ -159,8 +182,9 @@ unsigned Ddr::transport_dbg(tlm::tlm_generic_payload& payload) {
 }
 
 StatGroup Ddr::stats(uint64_t simulated_ps) const {
-  m_controllers.settle();
-  const DramChannelStats sum = m_controllers.sum();
+  if (!m_transaction)
+    m_controllers.settle();
+  const DramChannelStats sum = m_transaction ? m_transaction->dram().stats() : m_controllers.sum();
   uint64_t read_bytes = 0, write_bytes = 0;
   for (const auto& [rd, wr] : m_bytes_by_initiator) {
     read_bytes += rd;
@@ -179,10 +203,18 @@ StatGroup Ddr::stats(uint64_t simulated_ps) const {
         "requests that had to close another row first");
   g.add("activates", static_cast<double>(sum.activates), "count", "ACT commands");
   g.add("refreshes", static_cast<double>(sum.refreshes), "count", "all-bank refreshes");
-  g.add("read_latency_mean_ns", m_controllers.read_latency_mean_ns(), "ns",
-        "queue acceptance to end of data burst, mean over reads");
-  g.add("utilization", m_controllers.utilization(simulated_ps), "ratio",
-        "fraction of time the data buses were transferring");
+  const double tck_ns = m_config.spec.tck_ps / 1000.0;
+  g.add("read_latency_mean_ns",
+        !m_transaction ? m_controllers.read_latency_mean_ns()
+        : sum.reads    ? static_cast<double>(sum.read_latency_sum_cycles) / sum.reads * tck_ns
+                       : 0,
+        "ns", "queue acceptance to end of data burst, mean over reads");
+  const double capacity = static_cast<double>(simulated_ps) / 1000.0 * m_config.spec.channels;
+  g.add("utilization",
+        !m_transaction ? m_controllers.utilization(simulated_ps)
+        : capacity > 0 ? static_cast<double>(sum.data_bus_busy_cycles) * tck_ns / capacity
+                       : 0,
+        "ratio", "fraction of time the data buses were transferring");
   g.add("bandwidth_gbps", seconds > 0 ? (read_bytes + write_bytes) / seconds / 1e9 : 0, "GB/s",
         "bytes moved over simulated time");
   g.add("peak_gbps", m_config.spec.channel_bytes_per_s() * m_controllers.size() / 1e9, "GB/s",
@@ -191,12 +223,23 @@ StatGroup Ddr::stats(uint64_t simulated_ps) const {
 }
 
 BlockEnergy Ddr::energy(uint64_t simulated_ps) const {
+  if (m_transaction) {
+    // Refreshes up to the last access, as the cycle controllers are brought up to date.
+    const TransactionDram& dram = m_transaction->dram();
+    return dram_energy(m_config.spec, dram.activity(m_controllers.clock().cycle_of(simulated_ps),
+                                                    dram.last_arrival()));
+  }
   m_controllers.settle();
   return dram_energy(m_config.spec,
                      m_controllers.activity(m_controllers.clock().cycle_of(simulated_ps)));
 }
 
 BlockEnergy Ddr::energy_so_far(uint64_t simulated_ps) const {
+  if (m_transaction) {
+    const TransactionDram& dram = m_transaction->dram();
+    return dram_energy(m_config.spec, dram.activity(m_controllers.clock().cycle_of(simulated_ps),
+                                                    dram.last_arrival()));
+  }
   return dram_energy(m_config.spec,
                      m_controllers.activity_so_far(m_controllers.clock().cycle_of(simulated_ps)));
 }

@@ -9,6 +9,7 @@
 #include "models/ddr/address_mapper.h"
 #include "models/ddr/ddr_admission.h"
 #include "models/ddr/ddr_config.h"
+#include "models/ddr/ddr_transaction.h"
 #include "models/ddr/dram_controllers.h"
 
 #include <systemc>
@@ -16,6 +17,7 @@
 #include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace npu {
@@ -30,6 +32,8 @@ namespace npu {
 /// buses. Non-blocking requests (nb_transport_fw, Granularity::Burst) are queued in the
 /// same controllers at their arrival time, by the SC_METHOD, and answered over the
 /// backward path once their last request is done; no thread waits for them.
+/// With `ddr.model: transaction` a DdrTransactionLevel serves every access in closed form
+/// instead (a span of rows included), answered in the call: no controller, no method.
 class Ddr : public sc_core::sc_module, public Block {
 public:
   tlm_utils::simple_target_socket<Ddr> socket;
@@ -85,6 +89,8 @@ private:
   AddressMapper m_mapper;
   DramControllers m_controllers;
   DdrAdmission m_admission;
+  /// ddr.model: transaction: serves every access instead of the controllers (null: cycle).
+  std::unique_ptr<DdrTransactionLevel> m_transaction;
   bool m_in_controllers = false; ///< run_controllers is running
   bool m_nonblocking = false;    ///< Granularity::Burst: non-blocking requests come in
   /// Finished non-blocking requests not yet answered, and those being answered (two

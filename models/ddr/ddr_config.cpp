@@ -106,8 +106,15 @@ void read_banks(cfg::Section& s, DdrConfig& c, DramSpec& spec) {
 
 } // namespace
 
+const char* ddr_model_name(DdrModel model) {
+  return model == DdrModel::Transaction ? "transaction" : "cycle";
+}
+
 DdrConfig read_ddr_config(cfg::Section& s) {
   DdrConfig c;
+  c.model = s.choice("model", "cycle", {"cycle", "transaction"}) == "transaction"
+                ? DdrModel::Transaction
+                : DdrModel::Cycle;
   c.preset = s.choice("preset", c.preset, dram_preset_names());
   DramSpec spec = dram_preset(c.preset);
   c.channels = static_cast<uint32_t>(s.integer("channels", 1, 1, 64));

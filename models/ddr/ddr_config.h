@@ -10,9 +10,17 @@
 
 namespace npu {
 
+/// How the DRAM is simulated (`ddr.model`): `cycle`, the cycle-approximate controller per
+/// channel (FR-FCFS per 64-byte request, the reference), or `transaction`, the closed-form
+/// transaction-level DRAM (TransactionDram), which the rest of the data path follows with
+/// descriptor-level transactions.
+enum class DdrModel : uint8_t { Cycle, Transaction };
+const char* ddr_model_name(DdrModel model);
+
 /// DRAM device timing and geometry, from a preset and overridable per key.
 struct DdrConfig {
   std::string preset = "LPDDR4-3200";
+  DdrModel model = DdrModel::Cycle;
   uint32_t channels = 1;
   uint32_t ranks = 1;
   std::string mapping = "RoBaCoBg";

@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "config/units.h"
+#include "models/common/address_map.h"
 
 #include <algorithm>
 #include <queue>
@@ -19,7 +20,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const DmaConfig& config, Gran
   SC_METHOD(grant);
   sensitive << m_grant;
   dont_initialize();
-  if (granularity == Granularity::Burst) {
+  if (granularity != Granularity::Access64) {
     socket.register_nb_transport_bw(this, &DmaEngine::nb_transport_bw);
     SC_THREAD(pump);
     return;
@@ -116,8 +117,8 @@ void DmaEngine::run(const DmaTransfer& t, const std::string& what, const NpuExte
   ext.who = Initiator::Dma;
   uint64_t issued = 0;
   try {
-    issued = m_granularity == Granularity::Burst ? run_decoupled(t, ch, begin, what, ext)
-                                                 : run_waited(t, ch, begin, what, ext);
+    issued = m_granularity == Granularity::Access64 ? run_waited(t, ch, begin, what, ext)
+                                                    : run_decoupled(t, ch, begin, what, ext);
   } catch (...) {
     channel.busy = false;
     m_grant.notify(sc_core::SC_ZERO_TIME);
@@ -172,6 +173,7 @@ uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint32_t ch, uint64_t be
   flow.begin = begin + m_config.setup_latency_ps;
   flow.count = bursts(t);
   flow.window = in_flight(t);
+  flow.spans = m_granularity == Granularity::Transaction;
   for (uint32_t i = 0; i < flow.window; ++i)
     flow.freed.push(0); // free from the start: the first bursts go at their slots
   ready(flow);
@@ -182,6 +184,10 @@ uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint32_t ch, uint64_t be
 }
 
 void DmaEngine::ready(Flow& f) {
+  if (f.spans) {
+    ready_span(f);
+    return;
+  }
   if (f.queued || f.error || f.next == f.count || f.freed.empty())
     return;
   // The next burst takes the place in the window that freed first; the channel issues at
@@ -211,6 +217,10 @@ void DmaEngine::start_burst(Flow& f, uint64_t at) {
   slot->flow = &f;
   slot->index = f.next;
   slot->tag = f.tag;
+  if (f.spans) {
+    start_span(f, *slot, at);
+    return;
+  }
   slot->span = span(*f.transfer, f.next);
   slot->writing = false;
   ++f.next;
@@ -229,10 +239,20 @@ void DmaEngine::send(Slot& slot, uint64_t at) {
   p.set_byte_enable_ptr(nullptr);
   p.set_dmi_allowed(false);
   p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+  if (batched(slot)) {
+    if (m_batch.empty())
+      m_batch_start = at;
+    m_batch.emplace_back(&slot, at);
+    return;
+  }
+  transmit(slot, at);
+}
+
+void DmaEngine::transmit(Slot& slot, uint64_t at) {
   const uint64_t now = to_ps(time_now(*this));
   tlm::tlm_phase phase = tlm::BEGIN_REQ;
   sc_core::sc_time delay = ps(at > now ? at - now : 0);
-  if (socket->nb_transport_fw(p, phase, delay) == tlm::TLM_COMPLETED)
+  if (socket->nb_transport_fw(slot.payload, phase, delay) == tlm::TLM_COMPLETED)
     stage_done(slot, now + to_ps(delay));
 }
 
@@ -247,6 +267,10 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
 
 void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   Flow& f = *slot.flow;
+  if (f.spans) {
+    span_done(slot, at);
+    return;
+  }
   if (!slot.payload.is_response_ok()) {
     try {
       fail(*f.transfer, slot.span, slot.payload.get_response_status(), *f.what);
@@ -288,6 +312,21 @@ void DmaEngine::wake_pump(uint64_t at) {
   m_pump_wake.notify(at > now ? ps(at - now) : sc_core::SC_ZERO_TIME);
 }
 
+bool DmaEngine::batched(const Slot& slot) const {
+  return m_batch_window_ps > 0 && slot.flow->spans &&
+         slot.payload.get_address() < address_map::kSramBase;
+}
+
+void DmaEngine::flush_batch() {
+  m_flushing.clear();
+  m_flushing.swap(m_batch);
+  for (size_t i = 0; i < m_flushing.size(); ++i) {
+    Slot& slot = *m_flushing[i].first;
+    slot.rows.more = i + 1 < m_flushing.size();
+    transmit(slot, m_flushing[i].second);
+  }
+}
+
 uint64_t DmaEngine::issue_due(uint64_t now) {
   // What is due goes in the order of Due: (time, late, channel, burst).
   uint64_t at = now;
@@ -313,7 +352,15 @@ uint64_t DmaEngine::issue_due(uint64_t now) {
       next = std::min(next, m_stages.top().due.at);
     // Anything else due by `next` (a memory's answer, a thread, a delta at this time) goes
     // first: the loop waits for `next`.
-    if (next == UINT64_MAX || now + to_ps(sc_core::sc_time_to_pending_activity()) <= next) {
+    const bool waits =
+        next == UINT64_MAX || now + to_ps(sc_core::sc_time_to_pending_activity()) <= next;
+    // A batch of spans goes out before the loop waits or passes its window; the answers
+    // may queue more (none due before the window ends).
+    if (!m_batch.empty() && (waits || next > m_batch_start + m_batch_window_ps)) {
+      flush_batch();
+      continue;
+    }
+    if (waits) {
       m_loop_ps = 0;
       return next;
     }

@@ -3,6 +3,7 @@
 #include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
+#include "models/common/span_extension.h"
 #include "models/common/stats.h"
 #include "models/common/time_order.h"
 #include "models/common/tlm_util.h"
@@ -38,6 +39,9 @@ namespace npu {
 /// time in one order on both paths (the memories book their ports in the order requests
 /// come): first those due since before that time, then the bursts that a place freed at
 /// that time lets in; each group by channel, then burst.
+/// Granularity::Transaction: the same loop moves a window of bursts at a time as one
+/// descriptor-level transaction (a span of rows, SpanExtension), read then write, which the
+/// targets serve in the call; the bursts of the window keep their issue slots and places.
 class DmaEngine : public sc_core::sc_module, public DmaIf, public Block {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
@@ -58,6 +62,10 @@ public:
 
   /// Reports each channel's transfers to `tracer` (null: off).
   void set_tracer(Tracer* tracer) override { m_trace = tracer; }
+  /// Granularity::Transaction: the spans bound for the DDR that are due within `ps` of the
+  /// first go out together, as one batch, so that the DDR serves them as a controller
+  /// serves what is in its queues at once (0: each on its own).
+  void set_batch_window(uint64_t ps) { m_batch_window_ps = ps; }
 
   StatGroup stats(uint64_t simulated_ps) const;
   /// Bytes moved for kernels (requested by a compute unit) and for copies, and leakage.
@@ -147,13 +155,23 @@ private:
     /// 1 when a place freed at queued_at lets it in: it goes after what was due already.
     uint8_t queued_late = 0;
     uint64_t end = 0; ///< when its last burst so far was done
+    /// Granularity::Transaction: it moves a window of bursts (a span) at a time; the span
+    /// queued in m_ready holds `queued_bursts` bursts whose last issues `queued_spread` ps
+    /// after its first.
+    bool spans = false;
+    uint32_t queued_bursts = 0;
+    uint64_t queued_spread = 0;
     std::exception_ptr error;
     sc_core::sc_event done;
   };
   /// One burst in flight: its payload (read, then write), data and transfer.
   struct Slot {
     Slot() { payload.set_extension(&tag); }
-    ~Slot() { payload.clear_extension(&tag); }
+    ~Slot() {
+      payload.clear_extension(&tag);
+      if (payload.get_extension<SpanExtension>())
+        payload.clear_extension(&rows);
+    }
     Slot(const Slot&) = delete;
     Slot& operator=(const Slot&) = delete;
     tlm::tlm_generic_payload payload;
@@ -163,6 +181,12 @@ private:
     uint64_t index = 0; ///< its burst in the transfer
     BurstSpan span{};
     bool writing = false;
+    /// Granularity::Transaction: the span it moves (its rows), its bursts, and when its read
+    /// data came in: the first burst's and, spread_ps later, the last one's.
+    SpanExtension rows;
+    uint32_t bursts = 1;
+    uint64_t src_stride = 0, dst_stride = 0;
+    uint64_t read_first = 0, spread_ps = 0;
   };
   /// When something is due in the burst loop and its place among what is due then: late,
   /// channel and burst packed into one word, so that the loop's queues compare two words.
@@ -209,8 +233,23 @@ private:
   /// place freed or at the burst's slot, whichever is later.
   void ready(Flow& flow);
   void start_burst(Flow& flow, uint64_t at);
-  /// Sends the slot's read (or write) at `at`.
+  /// Sends the slot's read (or write) at `at` (a span bound for the DDR joins the batch).
   void send(Slot& slot, uint64_t at);
+  /// Puts the slot's transaction on the socket, at `at`.
+  void transmit(Slot& slot, uint64_t at);
+  /// Whether the slot's span waits for the rest of its batch (bound for the DDR).
+  bool batched(const Slot& slot) const;
+  /// Sends the batch, its spans but the last marked `more`.
+  void flush_batch();
+  /// Granularity::Transaction (dma_spans.cpp): queues the next span of `flow` once its
+  /// window has places for its bursts; issues it; its read or write was answered at `at`.
+  void ready_span(Flow& flow);
+  void start_span(Flow& flow, Slot& slot, uint64_t at);
+  void span_done(Slot& slot, uint64_t at);
+  /// The bursts of the span that starts at burst `index` of `transfer` (a part of one row,
+  /// or whole rows), at most `window`; fills `slot`'s span, rows and strides (if given).
+  uint32_t shape_span(const DmaTransfer& transfer, uint64_t index, uint32_t window,
+                      Slot* slot) const;
   /// The slot's read or write was answered at `at`.
   void stage_done(Slot& slot, uint64_t at);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
@@ -243,6 +282,10 @@ private:
   ReadyList m_ready;
   /// Writes to send later: the target of a write books it when it is sent.
   std::priority_queue<Stage, std::vector<Stage>, std::greater<Stage>> m_stages;
+  /// The batch of spans bound for the DDR (slot, time), and when its first is due.
+  std::vector<std::pair<Slot*, uint64_t>> m_batch, m_flushing;
+  uint64_t m_batch_start = 0;
+  uint64_t m_batch_window_ps = 0;
   /// When the burst loop wakes next (UINT64_MAX: when told; 0 while it runs).
   uint64_t m_pump_at = 0;
   /// The time the burst loop has gone on to while it runs (issue_due), else 0.

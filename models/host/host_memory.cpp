@@ -15,16 +15,26 @@ HostMemory::HostMemory(sc_core::sc_module_name name, uint64_t size_bytes, uint64
 void HostMemory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t addr = payload.get_address();
   const uint64_t len = payload.get_data_length();
-  if (!m_memory.contains(addr, len)) {
+  auto* span = payload.get_extension<SpanExtension>();
+  if (!m_memory.contains(addr, span ? payload_rows(payload).extent() : len)) {
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_latency_ps;
   const uint64_t duration = transfer_ps(len, m_bytes_per_s);
   const uint64_t start = m_port.reserve(ready, duration);
-  copy_payload_data(m_memory, payload);
+  uint64_t end = start + duration;
+  if (span) {
+    // A span's data comes in over its spread; its first unit is done first.
+    copy_payload_rows(m_memory, payload);
+    const uint64_t unit_ps = transfer_ps(std::min(span->unit_bytes, len), m_bytes_per_s);
+    end = std::max(end, ready + span->spread_ps + unit_ps);
+    span->first_done_ps = start + unit_ps;
+  } else {
+    copy_payload_data(m_memory, payload);
+  }
   m_bytes += len;
-  delay = ps(start + duration) - sc_core::sc_time_stamp();
+  delay = ps(end) - sc_core::sc_time_stamp();
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

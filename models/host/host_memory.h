@@ -1,6 +1,7 @@
 #pragma once
 
 #include "models/common/block.h"
+#include "models/common/span_extension.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"

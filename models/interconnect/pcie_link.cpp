@@ -31,16 +31,16 @@ PcieLink::Direction::Direction(StatList& stats, const std::string& name, const s
              return seconds > 0 ? bytes.count() / seconds / 1e9 : 0;
            }) {}
 
-uint64_t PcieLink::wire_ps(uint64_t bytes, uint64_t* packets) const {
-  const uint64_t n =
-      std::max<uint64_t>(1, (bytes + m_config.max_payload_bytes - 1) / m_config.max_payload_bytes);
+uint64_t PcieLink::wire_ps(uint64_t bytes, uint64_t* packets, uint64_t min_packets) const {
+  const uint64_t n = std::max<uint64_t>(min_packets, (bytes + m_config.max_payload_bytes - 1) /
+                                                         m_config.max_payload_bytes);
   *packets = n;
   return transfer_ps(bytes + n * m_config.packet_overhead_bytes, m_config.raw_bytes_per_s());
 }
 
-uint64_t PcieLink::cross(Direction& dir, uint64_t bytes, uint64_t ready_ps) {
+uint64_t PcieLink::cross(Direction& dir, uint64_t bytes, uint64_t ready_ps, uint64_t min_packets) {
   uint64_t packets = 0;
-  const uint64_t duration = wire_ps(bytes, &packets);
+  const uint64_t duration = wire_ps(bytes, &packets, min_packets);
   const uint64_t start = dir.wire.reserve(ready_ps, duration);
   dir.bytes += bytes;
   dir.packets += packets;
@@ -51,8 +51,16 @@ void PcieLink::forward(Direction& there, Direction& back, tlm::tlm_generic_paylo
                        sc_core::sc_time& delay, bool downstream) {
   const uint64_t len = payload.get_data_length();
   const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
-  // A write carries its data out; a read sends only a request packet.
-  const uint64_t arrive = cross(there, payload.is_write() ? len : 0, ready);
+  auto* span = payload.get_extension<SpanExtension>();
+  // A write carries its data out; a read sends only a request packet (a span one per unit,
+  // as its bursts would), and its data comes back as the span's data came in.
+  const uint64_t unit = span ? std::max<uint64_t>(std::min(span->unit_bytes, len), 1) : len;
+  const uint64_t requests = span ? (len + unit - 1) / unit : 1;
+  uint64_t arrive = cross(there, payload.is_write() ? len : 0, ready, requests);
+  uint64_t unused = 0;
+  if (span && payload.is_write())
+    arrive =
+        std::max(arrive, ready + span->spread_ps + wire_ps(unit, &unused, 1) + m_config.latency_ps);
   delay = ps(arrive) - sc_core::sc_time_stamp();
   if (downstream)
     down_out->b_transport(payload, delay);
@@ -61,6 +69,13 @@ void PcieLink::forward(Direction& there, Direction& back, tlm::tlm_generic_paylo
   if (payload.is_read() && payload.is_response_ok()) {
     const uint64_t done = to_ps(sc_core::sc_time_stamp() + delay);
     delay = ps(cross(back, len, done)) - sc_core::sc_time_stamp();
+  }
+  if (span) {
+    // Its first unit ahead of the rest by the rest's time on the wire.
+    const uint64_t last = to_ps(sc_core::sc_time_stamp() + delay);
+    const uint64_t rest =
+        wire_ps(len, &unused, 1) - std::min(wire_ps(len, &unused, 1), wire_ps(unit, &unused, 1));
+    span->first_done_ps = std::max(ready, last - std::min(last, rest));
   }
 }
 

@@ -2,6 +2,7 @@
 
 #include "models/common/block.h"
 #include "models/common/energy.h"
+#include "models/common/span_extension.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
@@ -56,10 +57,11 @@ private:
     DerivedStat gbps;
   };
 
-  /// Time on the wire for `bytes` of payload (at least one packet).
-  uint64_t wire_ps(uint64_t bytes, uint64_t* packets) const;
-  /// Sends `bytes` over `dir` no earlier than `ready_ps`; returns arrival time.
-  uint64_t cross(Direction& dir, uint64_t bytes, uint64_t ready_ps);
+  /// Time on the wire for `bytes` of payload (at least `min_packets` packets).
+  uint64_t wire_ps(uint64_t bytes, uint64_t* packets, uint64_t min_packets = 1) const;
+  /// Sends `bytes` over `dir` no earlier than `ready_ps` (at least `min_packets` packets);
+  /// returns arrival time.
+  uint64_t cross(Direction& dir, uint64_t bytes, uint64_t ready_ps, uint64_t min_packets = 1);
   void forward(Direction& there, Direction& back, tlm::tlm_generic_payload& payload,
                sc_core::sc_time& delay, bool downstream);
   void b_down(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);

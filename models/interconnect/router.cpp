@@ -53,7 +53,7 @@ uint64_t Router::cross(Region& r, const tlm::tlm_generic_payload& payload,
 
 void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t addr = payload.get_address();
-  const int port = decode(addr, payload.get_data_length());
+  const int port = decode(addr, payload_rows(payload).extent());
   if (port < 0) {
     ++m_decode_errors;
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
@@ -67,18 +67,24 @@ void Router::b_transport(int, tlm::tlm_generic_payload& payload, sc_core::sc_tim
   // The response crosses the port no earlier than its data has streamed through.
   const uint64_t end = std::max(to_ps(time_now(*this) + delay), streamed);
   delay = ps(end + m_config.hop_latency_ps) - time_now(*this);
+  // A span's first unit comes back the same way.
+  if (auto* span = payload.get_extension<SpanExtension>(); span && span->first_done_ps > 0)
+    span->first_done_ps = std::min(span->first_done_ps, end) + m_config.hop_latency_ps;
 }
 
 tlm::tlm_sync_enum Router::nb_transport_fw(int id, tlm::tlm_generic_payload& payload,
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   const uint64_t addr = payload.get_address();
-  const int port = decode(addr, payload.get_data_length());
+  const int port = decode(addr, payload_rows(payload).extent());
   Region* r = port < 0 ? nullptr : &m_regions[static_cast<size_t>(port)];
   if (r && r->deferred) {
     const uint64_t streamed = cross(*r, payload, delay);
     m_pending.put(&payload, Pending{id, addr, streamed});
     payload.set_address(addr - r->base);
-    return initiator[port]->nb_transport_fw(payload, phase, delay);
+    const tlm::tlm_sync_enum status = initiator[port]->nb_transport_fw(payload, phase, delay);
+    if (status == tlm::TLM_COMPLETED) // answered in the call after all
+      respond(m_pending.take(&payload), payload, delay);
+    return status;
   }
   // Served at once: blocking transport, which such targets do without waiting.
   b_transport(id, payload, delay);
@@ -90,15 +96,22 @@ tlm::tlm_sync_enum Router::nb_transport_bw(int, tlm::tlm_generic_payload& payloa
                                            tlm::tlm_phase& phase, sc_core::sc_time& delay) {
   sc_assert(m_pending.find(&payload));
   const Pending p = m_pending.take(&payload);
+  respond(p, payload, delay);
+  return target[p.initiator]->nb_transport_bw(payload, phase, delay);
+}
+
+void Router::respond(const Pending& p, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   payload.set_address(p.addr);
+  // The response crosses the port no earlier than its data has streamed through.
   const uint64_t end = std::max(to_ps(time_now(*this) + delay), p.streamed_ps);
   delay = ps(end + m_config.hop_latency_ps) - time_now(*this);
-  return target[p.initiator]->nb_transport_bw(payload, phase, delay);
+  if (auto* span = payload.get_extension<SpanExtension>(); span && span->first_done_ps > 0)
+    span->first_done_ps = std::min(span->first_done_ps, end) + m_config.hop_latency_ps;
 }
 
 unsigned Router::transport_dbg(int, tlm::tlm_generic_payload& payload) {
   const uint64_t addr = payload.get_address();
-  const int port = decode(addr, payload.get_data_length());
+  const int port = decode(addr, payload_rows(payload).extent());
   if (port < 0)
     return 0;
   payload.set_address(addr - m_regions[static_cast<size_t>(port)].base);

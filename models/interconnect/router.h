@@ -3,6 +3,7 @@
 #include "models/common/block.h"
 #include "models/common/energy.h"
 #include "models/common/pointer_map.h"
+#include "models/common/span_extension.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
 #include "models/interconnect/interconnect_config.h"
@@ -78,6 +79,9 @@ private:
     uint64_t addr;
     uint64_t streamed_ps;
   };
+  /// The answer of a deferred request goes back: its address restored, its time past the
+  /// port's streaming and the hop back.
+  void respond(const Pending& p, tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned transport_dbg(int id, tlm::tlm_generic_payload& payload);
 
   InterconnectConfig m_config;

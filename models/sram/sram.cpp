@@ -29,6 +29,10 @@ uint64_t Sram::allocate(uint64_t bytes, uint64_t align, const std::string& owner
 }
 
 void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  if (payload.get_extension<SpanExtension>()) {
+    serve_rows(payload, delay);
+    return;
+  }
   const uint64_t addr = payload.get_address();
   const uint64_t len = payload.get_data_length();
   if (!m_memory.contains(addr, len) || len == 0) {
@@ -65,6 +69,43 @@ void Sram::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& dela
   ++m_accesses;
   m_bytes += len;
   delay = ps(done) - time_now(*this);
+  payload.set_response_status(tlm::TLM_OK_RESPONSE);
+}
+
+void Sram::serve_rows(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
+  const PayloadRows rows = payload_rows(payload);
+  const uint64_t addr = payload.get_address();
+  const uint64_t len = payload.get_data_length();
+  if (len == 0 || rows.row_bytes == 0 || !m_memory.contains(addr, rows.extent())) {
+    payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
+    return;
+  }
+  auto* span = payload.get_extension<SpanExtension>();
+  const uint64_t now = to_ps(time_now(*this));
+  const uint64_t ready = now + to_ps(delay);
+  // Every row takes as many cycles as its busiest bank. The span holds one port for all its
+  // rows from its first byte on (its banks are those of its own rows: in closed form it
+  // does not wait for other accesses' banks), and ends no earlier than its last row's data
+  // came in (evenly over the spread) and went through.
+  const uint64_t w = m_config.bank_width_bytes;
+  uint64_t busy = 0, first_row = 0, last_row = 0;
+  for (uint64_t i = 0; i < rows.rows; ++i) {
+    const uint64_t a = addr + i * rows.stride;
+    const uint64_t words = (a + rows.row_bytes - 1) / w - a / w + 1;
+    const uint64_t cycles = (words + m_config.banks - 1) / m_config.banks;
+    busy += cycles * m_period_ps;
+    first_row = i == 0 ? cycles * m_period_ps : first_row;
+    last_row = cycles * m_period_ps;
+  }
+  const uint64_t start = m_ports[m_port_heap.front()].reserve(ready, busy);
+  sift_top_port();
+  const uint64_t latency = m_config.latency_cycles * m_period_ps;
+  const uint64_t end = std::max(start + busy, ready + span->spread_ps + last_row);
+  copy_payload_rows(m_memory, payload);
+  ++m_accesses;
+  m_bytes += len;
+  span->first_done_ps = start + first_row + latency;
+  delay = ps(end + latency - now);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -2,6 +2,7 @@
 
 #include "models/common/block.h"
 #include "models/common/energy.h"
+#include "models/common/span_extension.h"
 #include "models/common/sparse_memory.h"
 #include "models/common/stats.h"
 #include "models/common/tlm_util.h"
@@ -41,6 +42,8 @@ public:
 
 private:
   void b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
+  /// A span (SpanExtension) of rows in closed form: one port for all its rows.
+  void serve_rows(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay);
   unsigned transport_dbg(tlm::tlm_generic_payload& payload);
   /// Busy fraction of all ports over `simulated_ps`.
   double utilization(uint64_t simulated_ps) const;

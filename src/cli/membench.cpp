@@ -6,6 +6,7 @@
 #include "common/progress_line.h"
 #include "common/run_guard.h"
 #include "models/ddr/dram_channel.h"
+#include "models/ddr/dram_transaction.h"
 #include "platform/config_lookup.h"
 #include "platform/platform_config.h"
 
@@ -22,6 +23,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <queue>
 #include <random>
 #include <string_view>
 
@@ -205,20 +207,16 @@ MembenchResult run_membench_engine(const DdrConfig& config,
 
 namespace {
 
-// The figures of a finished run of `n` requests whose last one completed at `last_cycle`.
-MembenchResult membench_result(const DramSpec& spec,
-                               const std::vector<std::unique_ptr<DramChannel>>& channels,
-                               uint64_t n, uint64_t last_cycle, const LatencyHistogram& latencies,
-                               double wall_s) {
+// The figures of a finished run of `n` requests whose last one completed at `last_cycle`,
+// from the channels' summed counters and their activity up to then.
+MembenchResult membench_result(const DramSpec& spec, const DramChannelStats& sum,
+                               const DramActivity& activity, uint64_t n, uint64_t last_cycle,
+                               const LatencyHistogram& latencies, double wall_s) {
   MembenchResult r;
   r.requests = n;
-  uint64_t hits = 0;
-  for (const auto& ch : channels) {
-    r.reads += ch->stats().reads;
-    r.writes += ch->stats().writes;
-    hits += ch->stats().row_hits;
-    r.refreshes += ch->stats().refreshes;
-  }
+  r.reads = sum.reads;
+  r.writes = sum.writes;
+  r.refreshes = sum.refreshes;
   r.cycles = last_cycle;
   r.simulated_ns = static_cast<double>(r.cycles) * spec.tck_ps / 1000.0;
   r.bandwidth_gbps =
@@ -229,21 +227,61 @@ MembenchResult membench_result(const DramSpec& spec,
                              static_cast<double>(latencies.count()) * ns_per_cycle;
   r.read_latency_p50_ns = static_cast<double>(latencies.percentile(0.50)) * ns_per_cycle;
   r.read_latency_p99_ns = static_cast<double>(latencies.percentile(0.99)) * ns_per_cycle;
-  r.row_hit_rate = n ? static_cast<double>(hits) / static_cast<double>(n) : 0.0;
+  r.row_hit_rate = n ? static_cast<double>(sum.row_hits) / static_cast<double>(n) : 0.0;
   r.wall_s = wall_s;
   r.requests_per_wall_s = wall_s > 0 ? static_cast<double>(n) / wall_s : 0.0;
-  DramActivity activity;
-  for (const auto& ch : channels)
-    activity += ch->activity(std::max(last_cycle, ch->now()));
   r.energy = dram_energy(spec, activity);
   r.energy_pj_per_bit = n ? r.energy.total_pj() / static_cast<double>(n * kLineBytes * 8) : 0.0;
   return r;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// `ddr.model: transaction`: each request is one transaction of the closed-form DRAM, offered
+// as the cycle engine offers it (one per clock, waiting while its channel's queue is full: an
+// entry frees when its request's RD or WR issues).
+MembenchResult run_membench_transaction(const DdrConfig& config, const MembenchSource& next) {
+  const DramSpec& spec = config.spec;
+  const AddressMapper mapper(spec, config.mapping_fields, config.hash);
+  TransactionDram dram(spec, config.controller, mapper);
+  using MinHeap = std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>>;
+  std::vector<std::array<MinHeap, 2>> queued(spec.channels); // RD/WR clocks, per queue
+  const std::array<uint32_t, 2> capacity{config.controller.read_queue,
+                                         config.controller.write_queue};
+  LatencyHistogram latencies;
+  uint64_t cycle = 0, n = 0, last_done = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (MembenchAccess a; next(a); ++n, ++cycle) {
+    MinHeap& queue = queued[mapper.channel_of(a.addr)][a.is_write ? 1 : 0];
+    while (!queue.empty() && queue.top() <= cycle)
+      queue.pop();
+    if (queue.size() >= capacity[a.is_write ? 1 : 0]) {
+      cycle = std::max(cycle, queue.top());
+      queue.pop();
+    }
+    DramTransaction t;
+    t.addr = a.addr & ~(kLineBytes - 1);
+    t.row_bytes = kLineBytes;
+    t.is_write = a.is_write;
+    t.arrival = cycle;
+    const uint64_t done = dram.serve(t).last;
+    queue.push(done - (a.is_write ? dram.write_done_cycles() : dram.read_done_cycles()));
+    if (!a.is_write)
+      latencies.add(done - cycle);
+    last_done = std::max(last_done, done);
+  }
+  return membench_result(spec, dram.stats(), dram.activity(last_done), n, last_done, latencies,
+                         seconds_since(start));
 }
 
 } // namespace
 
 MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource& next,
                                    const MembenchProgress& progress) {
+  if (config.model == DdrModel::Transaction)
+    return run_membench_transaction(config, next);
   const DramSpec& spec = config.spec;
   const AddressMapper mapper(spec, config.mapping_fields, config.hash);
   // Requests from the oldest one not yet completed on: offer cycle and direction, by id -
@@ -302,13 +340,22 @@ MembenchResult run_membench_engine(const DdrConfig& config, const MembenchSource
          t = ch->next_event())
       ch->advance_to(t);
   }
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double wall_s = seconds_since(start);
   if (completed != n)
     throw std::logic_error("membench: " + std::to_string(n - completed) +
                            " requests never completed");
 
-  return membench_result(spec, channels, n, last_done, latencies, wall_s);
+  DramChannelStats sum;
+  DramActivity activity;
+  for (const auto& ch : channels) {
+    const DramChannelStats& s = ch->stats();
+    sum.reads += s.reads;
+    sum.writes += s.writes;
+    sum.row_hits += s.row_hits;
+    sum.refreshes += s.refreshes;
+    activity += ch->activity(std::max(last_done, ch->now()));
+  }
+  return membench_result(spec, sum, activity, n, last_done, latencies, wall_s);
 }
 
 int run_membench(const MembenchOptions& options) {
@@ -346,6 +393,7 @@ int run_membench(const MembenchOptions& options) {
     j["channels"] = config.ddr.channels;
     j["ranks"] = config.ddr.ranks;
     j["mapping"] = config.ddr.mapping;
+    j["model"] = ddr_model_name(config.ddr.model);
     j["workload"] = options.trace_path.empty() ? options.pattern : options.trace_path;
     j["requests"] = r.requests;
     j["reads"] = r.reads;

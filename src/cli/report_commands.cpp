@@ -373,12 +373,18 @@ void print_diff(std::ostream& out, const std::string& name_a, const Json& a,
   const double sim_b = number(b["sim"], "simulated_ns");
   DiffPrinter print(out, sim_a, sim_b);
 
-  out << "npusim diff\n";
-  for (const auto& [label, name, doc] :
-       {std::tuple{"A", &name_a, &a}, std::tuple{"B", &name_b, &b}})
+  // Runs of different fidelity differ by more than their inputs: say so first.
+  const std::string fidelity_a = report_fidelity(a), fidelity_b = report_fidelity(b);
+  if (fidelity_a != fidelity_b)
+    out << "npusim diff: runs of different fidelity, A " << fidelity_a << " and B " << fidelity_b
+        << " (docs/validation.md: how far the transaction level is from cycle)\n";
+  else
+    out << "npusim diff\n";
+  for (const auto& [label, name, doc, fidelity] :
+       {std::tuple{"A", &name_a, &a, &fidelity_a}, std::tuple{"B", &name_b, &b, &fidelity_b}})
     out << "  " << label << "  "
         << elide(*name + " (" + doc->value("testbench_name", "") + " on " +
-                     doc->value("config_name", "") + ")",
+                     doc->value("config_name", "") + ", " + *fidelity + ")",
                  75)
         << '\n';
   print_input_differences(out, a, b);

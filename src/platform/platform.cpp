@@ -42,6 +42,19 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   return t;
 }
 
+namespace {
+
+// Spans reach the DDR in batches spanning what its read queue holds at its peak rate, and no
+// longer than its controller latency, before which no answer comes back.
+uint64_t span_batch_window_ps(const DdrConfig& ddr) {
+  const DramSpec& dram = ddr.spec;
+  const double queue_ps =
+      static_cast<double>(ddr.controller.read_queue) * dram.burst_cycles() * dram.tck_ps;
+  return std::min(static_cast<uint64_t>(queue_ps), ddr.controller_latency_ps);
+}
+
+} // namespace
+
 Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_layout.base = 1ull << 20; // DDR offset; the first MiB left unused: null guard
   m_layout.queues = config.scheduler.hw_queues;
@@ -49,12 +62,17 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_heap_base = (m_layout.end() + (1ull << 20) - 1) / (1ull << 20) * (1ull << 20);
 
   m_router = std::make_unique<Router>("interconnect", config.interconnect);
-  const Granularity granularity = config.interconnect.granularity;
+  // The transaction-level DRAM takes the whole data path to descriptor-level transactions.
+  const Granularity granularity = config.ddr.model == DdrModel::Transaction
+                                      ? Granularity::Transaction
+                                      : config.interconnect.granularity;
   m_ddr = std::make_unique<Ddr>("ddr", config.ddr, granularity);
   m_sram = std::make_unique<Sram>("sram", config.sram);
   // One order for what the DMA's workers and the instruction caches' fills do at one time.
   m_order = std::make_unique<TimeOrder>("order");
   m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity, m_order.get());
+  if (granularity == Granularity::Transaction)
+    m_dma->set_batch_window(span_batch_window_ps(config.ddr));
 
   build_units(config);
   const CommandAddresses commands{address_map::kDdrBase, address_map::kRegsBase};
@@ -71,7 +89,7 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
 
   // Address map: the order of map() calls is the order of initiator bindings.
   m_router->map(address_map::kDdrBase, config.ddr.size_bytes, "ddr",
-                granularity == Granularity::Burst);
+                granularity != Granularity::Access64);
   m_router->initiator.bind(m_ddr->socket);
   m_router->map(address_map::kSramBase, config.sram.size_bytes, "sram");
   m_router->initiator.bind(m_sram->socket);

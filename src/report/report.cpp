@@ -368,6 +368,7 @@ nlohmann::ordered_json to_json(const RunReport& report) {
     j["events"] = events_json(report.events);
 
   nlohmann::ordered_json sim;
+  sim["fidelity"] = report_fidelity(j);
   sim["simulated_ns"] = ps_to_ns(report.simulated_ps);
   sim["launches"] = table.size();
   sim["wall_s"] = report.wall_s;
@@ -381,6 +382,16 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   if (!report.energy.empty())
     j["energy"] = energy_json(report.energy, report.technology, table, report.simulated_ps);
   return j;
+}
+
+std::string report_fidelity(const nlohmann::ordered_json& report) {
+  const auto& sim = json_member(report, "sim");
+  if (const auto it = sim.find("fidelity"); it != sim.end() && it->is_string())
+    return it->get<std::string>();
+  const auto& model = json_member(json_member(report, "config"), "ddr");
+  if (const auto it = model.find("model"); it != model.end() && it->is_string())
+    return it->get<std::string>();
+  return "cycle";
 }
 
 void write_launches_csv_header(std::ostream& out) {

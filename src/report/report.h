@@ -169,6 +169,11 @@ private:
 /// j[key] when `j` is an object that has it, else an empty object; never throws.
 const nlohmann::ordered_json& json_member(const nlohmann::ordered_json& j, const std::string& key);
 
+/// The fidelity a report was simulated at: "cycle" (the cycle-approximate DRAM, the
+/// reference) or "transaction" (`ddr.model: transaction`). A report from before the field
+/// existed was cycle; never throws.
+std::string report_fidelity(const nlohmann::ordered_json& report);
+
 /// Checks that every field of a report document that the summary (any format) and the
 /// diff read has the JSON type they expect. Throws InputError at `file` naming the first
 /// bad field by its path ("kernels.gemm.total.mean_ns") and the type expected.

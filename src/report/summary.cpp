@@ -324,6 +324,16 @@ void print_kernels(std::ostream& out, const Json& report, const SummaryOptions& 
   }
 }
 
+// The fidelity the run was simulated at, in words.
+std::string fidelity_line(const Json& report) {
+  const std::string fidelity = report_fidelity(report);
+  if (fidelity == "cycle")
+    return "cycle (cycle-approximate DRAM, the reference)";
+  if (fidelity == "transaction")
+    return "transaction (closed-form DRAM; docs/validation.md gives its error)";
+  return fidelity;
+}
+
 void print_text(std::ostream& out, const Json& report, const SummaryOptions& options) {
   const Json& sim = json_member(report, "sim");
   const uint64_t simulated_ps = ps_at(sim, "simulated_ns");
@@ -334,6 +344,7 @@ void print_text(std::ostream& out, const Json& report, const SummaryOptions& opt
     out << "  clocks     " << elide(clocks, k_width - 13) << '\n';
   out << "  testbench  " << elide(report.value("testbench_name", std::string()), k_width - 13)
       << '\n';
+  out << "  fidelity   " << fidelity_line(report) << '\n';
   out << "  simulated  " << format_time(simulated_ns, scale_for(simulated_ns)) << '\n';
   out << "  launches   " << sim.value("launches", uint64_t{0}) << '\n';
 
@@ -370,6 +381,7 @@ void print_csv(std::ostream& out, const Json& report) {
   const Json& sim = json_member(report, "sim");
   row("run", "", "config", report.value("config_name", std::string()), "");
   row("run", "", "testbench", report.value("testbench_name", std::string()), "");
+  row("run", "", "fidelity", report_fidelity(report), "");
   row("run", "", "simulated", sim.value("simulated_ns", Json(0)), "ns");
   row("run", "", "launches", sim.value("launches", Json(0)), "count");
   for (const auto& [name, kernel] : json_member(report, "kernels").items()) {

@@ -10,6 +10,7 @@
 #include "config/units.h"
 #include "sweep/plan_check.h"
 #include "sweep/point_runner.h"
+#include "sweep/sweep_confirm.h"
 #include "sweep/sweep_plan.h"
 #include "sweep/sweep_results.h"
 
@@ -236,6 +237,9 @@ SweepCommand::SweepCommand(CLI::App& app) {
       ->check(CLI::Range(size_t{1}, size_t{1000000}));
   m_sweep->add_flag("--no-wait", m_no_wait,
                     "slurm: return after submitting; merge later with `sweep collect DIR`");
+  m_sweep->add_option("--confirm", m_confirm,
+                      "rerun the N best points (by the objective) of a `fidelity: transaction` "
+                      "sweep at fidelity cycle and print both figures and their difference");
   m_sweep->add_option("--poll", m_poll, "slurm: how often to ask squeue (default 5s)")
       ->type_name("DURATION");
 
@@ -358,6 +362,13 @@ int SweepCommand::run_sweep() {
     throw InputError("sweep: expected a sweep file and --out DIR (or `sweep collect DIR`)");
   const uint64_t timeout_ms = check_sweep_options();
   const Spec spec = load_spec(m_file);
+  if (m_confirm > 0 && spec.fidelity != "transaction")
+    throw InputError(SourceLoc{m_file, 0, 0}, "--confirm",
+                     "reruns the best points of a transaction-level sweep at fidelity cycle; "
+                     "this sweep runs at fidelity " +
+                         spec.fidelity + " (add `fidelity: transaction` to it)");
+  if (m_confirm > 0 && m_launcher != "local")
+    throw InputError("--confirm needs the local launcher");
   const Plan plan = make_plan(spec, timeout_ms);
 
   const fs::path dir = fs::absolute(m_out_dir).lexically_normal();
@@ -375,7 +386,17 @@ int SweepCommand::run_sweep() {
   const PendingPoints pending = find_pending_points(dir, plan, m_retry_failed);
   if (m_launcher == "slurm")
     return run_slurm(dir, plan, pending, m_slurm, m_no_wait);
-  return run_local(dir, plan, pending, m_jobs > 0 ? m_jobs : default_jobs(), timeout_ms);
+  const int jobs = m_jobs > 0 ? m_jobs : default_jobs();
+  const int code = run_local(dir, plan, pending, jobs, timeout_ms);
+  if (m_confirm == 0 || code != kExitOk)
+    return code;
+  const int stopped_by =
+      confirm_best(dir, plan, m_confirm, RunnerOptions{self_exe(), jobs, timeout_ms}, std::cout);
+  if (stopped_by != 0) {
+    std::cerr << "npusim: confirmation interrupted; run the same command again to resume\n";
+    end_by_signal(stopped_by);
+  }
+  return kExitOk;
 }
 
 int SweepCommand::run_collect() {

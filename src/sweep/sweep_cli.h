@@ -41,7 +41,8 @@ private:
   SlurmOptions m_slurm;
   std::string m_poll = "5s";
   bool m_no_wait = false;
-  std::string m_dir; ///< collect, worker
+  size_t m_confirm = 0; ///< --confirm N: rerun the N best points at fidelity cycle
+  std::string m_dir;    ///< collect, worker
   size_t m_chunk = 0;
 };
 

@@ -334,6 +334,8 @@ Plan make_plan(const Spec& spec, uint64_t timeout_ms) {
   plan.cwd = fs::current_path().string();
   plan.metrics = spec.metrics;
   plan.timeout_ms = timeout_ms;
+  plan.fidelity = spec.fidelity;
+  plan.objective = spec.objective;
   for (const auto& p : spec.parameters) {
     plan.parameter_keys.push_back(p.key);
     if (p.linked())
@@ -373,6 +375,9 @@ nlohmann::ordered_json plan_to_json(const Plan& plan) {
   j["linked"] = linked_json(plan.linked);
   j["metrics"] = metrics_json(plan.metrics);
   j["timeout_ms"] = plan.timeout_ms;
+  j["fidelity"] = plan.fidelity;
+  j["objective"] = {{"metric", plan.objective.column},
+                    {"goal", plan.objective.maximize ? "max" : "min"}};
   Json points = Json::array();
   for (const auto& p : plan.points) {
     Json params = Json::object();
@@ -401,6 +406,11 @@ Plan plan_from_json(const nlohmann::ordered_json& j) {
   for (const auto& m : j.at("metrics"))
     plan.metrics.push_back({m.at("name").get<std::string>(), m.at("path").get<std::string>(), {}});
   plan.timeout_ms = j.at("timeout_ms").get<uint64_t>();
+  plan.fidelity = j.value("fidelity", std::string("cycle"));
+  if (const auto it = j.find("objective"); it != j.end() && it->is_object()) {
+    plan.objective.column = it->value("metric", std::string());
+    plan.objective.maximize = it->value("goal", std::string("min")) == "max";
+  }
   for (const auto& p : j.at("points")) {
     PlannedPoint pp;
     pp.index = p.at("index").get<size_t>();

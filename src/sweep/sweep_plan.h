@@ -32,7 +32,9 @@ struct Plan {
   /// Each linked group's name and keys (their own columns after the group's).
   std::vector<std::pair<std::string, std::vector<std::string>>> linked;
   std::vector<Metric> metrics;
-  uint64_t timeout_ms = 0; ///< per point; 0: none
+  uint64_t timeout_ms = 0;        ///< per point; 0: none
+  std::string fidelity = "cycle"; ///< the sweep's `fidelity:`
+  Objective objective;            ///< the sweep's `objective:` (no column: simulated time)
   std::vector<PlannedPoint> points;
 };
 

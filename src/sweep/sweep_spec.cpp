@@ -397,6 +397,56 @@ void read_metrics(cfg::Section& top, Spec& spec) {
   }
 }
 
+// `fidelity`: the DRAM model of every point, as a fixed `ddr.model` that nothing else sets.
+void read_fidelity(cfg::Section& top, Spec& spec) {
+  spec.fidelity = top.choice("fidelity", "cycle", {"cycle", "transaction"});
+  const cfg::Node* node = top.value("fidelity");
+  if (!node)
+    return;
+  for (const auto& f : spec.fixed)
+    if (f.key == kFidelityKey)
+      throw InputError(f.loc, "set." + f.key,
+                       "is set by fidelity (line " + std::to_string(node->loc.line) +
+                           "); give one of them");
+  for (const auto& p : spec.parameters)
+    for (const auto& key : p.keys())
+      if (key == kFidelityKey)
+        throw InputError(p.loc, "parameters." + p.key,
+                         "sets ddr.model, which fidelity (line " + std::to_string(node->loc.line) +
+                             ") fixes for every point");
+  spec.fixed.push_back({kFidelityKey, spec.fidelity, node->loc});
+}
+
+// `objective`: a metric column, or {metric: column, goal: min | max}.
+void read_objective(cfg::Section& top, Spec& spec) {
+  top.accept("objective");
+  const cfg::Node* node = top.value("objective");
+  if (!node || node->is_null())
+    return;
+  Objective& o = spec.objective;
+  o.loc = node->loc;
+  if (node->is_map()) {
+    cfg::Section obj(node, "objective", nullptr);
+    const cfg::Node& metric = obj.require("metric", "a metric column");
+    o.column = scalar_of(metric, "objective.metric", "a metric column");
+    o.loc = metric.loc;
+    o.maximize = obj.choice("goal", "min", {"min", "max"}) == "max";
+    obj.finish();
+  } else {
+    o.column = scalar_of(*node, "objective", "a metric column, or {metric: column, goal: max}");
+  }
+  std::vector<std::string> columns;
+  for (const auto& m : spec.metrics) {
+    if (m.name == o.column)
+      return;
+    columns.push_back(m.name);
+  }
+  const std::string near = did_you_mean(o.column, columns);
+  throw InputError(o.loc, "objective",
+                   "'" + o.column + "' is not a metric column" +
+                       (near.empty() ? "" : "; did you mean '" + near + "'?"));
+}
+
 // Column names must not collide with each other or with the fixed columns.
 void check_columns(const Spec& spec) {
   std::vector<std::string> columns = {"point", "testbench", "status", "error", "wall_s"};
@@ -482,6 +532,8 @@ Spec read_spec(const cfg::Node& root, const std::string& file) {
   spec.zip = top.choice("mode", "grid", {"grid", "zip"}) == "zip";
   read_parameters(top, spec);
   read_metrics(top, spec);
+  read_fidelity(top, spec);
+  read_objective(top, spec);
   top.finish();
   check_columns(spec);
   check_point_count(spec);

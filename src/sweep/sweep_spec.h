@@ -66,6 +66,17 @@ struct PathPart {
   bool quoted = false; ///< a "quoted" part names one key exactly, dots included
 };
 
+/// What `--confirm` ranks points by (`objective:`): a metric column, least first unless
+/// `maximize`. No column: the simulated time, least first.
+struct Objective {
+  std::string column;
+  bool maximize = false;
+  SourceLoc loc;
+};
+
+/// The DRAM model every point runs at (`fidelity:`, ddr.model): cycle or transaction.
+inline constexpr const char* kFidelityKey = "ddr.model";
+
 struct Spec {
   std::string file;
   std::string name;
@@ -78,6 +89,8 @@ struct Spec {
   bool zip = false; ///< parameters advance together instead of as a grid
   std::vector<Parameter> parameters;
   std::vector<Metric> metrics;
+  std::string fidelity = "cycle"; ///< `fidelity:`; transaction adds `set: {ddr.model: ...}`
+  Objective objective;
 };
 
 /// One point of a sweep: a testbench and one value per parameter.

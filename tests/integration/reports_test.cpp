@@ -208,6 +208,35 @@ TEST_F(ReportsTest, DiffOfInstructionCacheSizesNamesIload) {
   EXPECT_NE(same.out.find("config and testbench: the same in A and B"), std::string::npos);
 }
 
+TEST_F(ReportsTest, FidelityIsInTheReportTheSummaryAndTheDiff) {
+  const Result cycle = run_to("testbenches/hello.yaml", m_dir / "cycle");
+  ASSERT_EQ(cycle.code, 0) << cycle.err;
+  const Result fast =
+      run_to("testbenches/hello.yaml", m_dir / "fast", "--set ddr.model=transaction");
+  ASSERT_EQ(fast.code, 0) << fast.err;
+  EXPECT_NE(cycle.out.find("\n  fidelity   cycle "), std::string::npos) << cycle.out;
+  EXPECT_NE(fast.out.find("\n  fidelity   transaction "), std::string::npos) << fast.out;
+  for (const auto& [dir, fidelity] : {std::pair{"cycle", "cycle"}, {"fast", "transaction"}}) {
+    std::ifstream in(m_dir / dir / "report.json");
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j["sim"]["fidelity"], fidelity);
+    EXPECT_EQ(j["config"]["ddr"]["model"], fidelity);
+  }
+  // Runs of different fidelity: the first line says so, and the config's ddr.model differs.
+  const Result d = run("diff " + (m_dir / "cycle").string() + " " + (m_dir / "fast").string());
+  ASSERT_EQ(d.code, 0) << d.err;
+  const auto lines = lines_of(d.out);
+  ASSERT_GE(lines.size(), 1u) << d.out;
+  EXPECT_EQ(lines[0].rfind("npusim diff: runs of different fidelity, A cycle and B transaction", 0),
+            0u)
+      << d.out;
+  EXPECT_NE(d.out.find("\n  config.ddr.model "), std::string::npos) << d.out;
+  // One fidelity: a plain first line.
+  const Result same = run("diff " + (m_dir / "fast").string() + " " + (m_dir / "fast").string());
+  ASSERT_EQ(same.code, 0) << same.err;
+  EXPECT_EQ(lines_of(same.out)[0], "npusim diff") << same.out;
+}
+
 TEST_F(ReportsTest, ReportAndDiffRejectBadDirectories) {
   const Result missing = run("report " + (m_dir / "nope").string());
   EXPECT_EQ(missing.code, 2);

@@ -135,6 +135,39 @@ TEST(SweepSpec, Errors) {
                        "parameters.b: the grid has more than 100000 points"));
 }
 
+TEST(SweepSpec, FidelityFixesTheDramModelOfEveryPointAndObjectiveNamesAMetric) {
+  const Spec cycle = spec_of(kHead + "metrics: [a]\n");
+  EXPECT_EQ(cycle.fidelity, "cycle");
+  EXPECT_TRUE(cycle.fixed.empty());
+  EXPECT_TRUE(cycle.objective.column.empty());
+  const Spec fast = spec_of(kHead + "fidelity: transaction\nmetrics: {a: sim.simulated_ns, "
+                                    "b: sim.launches}\nobjective: {metric: b, goal: max}\n");
+  EXPECT_EQ(fast.fidelity, "transaction");
+  ASSERT_EQ(fast.fixed.size(), 1u);
+  EXPECT_EQ(fast.fixed[0].key, "ddr.model");
+  EXPECT_EQ(fast.fixed[0].value, "transaction");
+  EXPECT_EQ(fast.objective.column, "b");
+  EXPECT_TRUE(fast.objective.maximize);
+  EXPECT_EQ(spec_of(kHead + "metrics: [a]\nobjective: a\n").objective.column, "a");
+  EXPECT_FALSE(spec_of(kHead + "metrics: [a]\nobjective: a\n").objective.maximize);
+  EXPECT_TRUE(
+      contains(input_error([] { spec_of(kHead + "fidelity: fast\nmetrics: [a]\n"); }).what(),
+               "fidelity: unknown value 'fast'; expected one of cycle, transaction"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "fidelity: transaction\nset: {ddr.model: cycle}\n"
+                                         "metrics: [a]\n");
+                       }).what(),
+                       "set.ddr.model: is set by fidelity (line 3)"));
+  EXPECT_TRUE(contains(input_error([] {
+                         spec_of(kHead + "fidelity: transaction\nparameters: {ddr.model: "
+                                         "[cycle, transaction]}\nmetrics: [a]\n");
+                       }).what(),
+                       "fixes for every point"));
+  EXPECT_TRUE(
+      contains(input_error([] { spec_of(kHead + "metrics: [time]\nobjective: tme\n"); }).what(),
+               "objective: 'tme' is not a metric column; did you mean 'time'?"));
+}
+
 // Every way to make points is held to one cap, counted before anything is planned.
 TEST(SweepSpec, EveryKindOfSweepIsHeldToThePointCap) {
   std::string testbenches = "config: c.yaml\ntestbench: [";

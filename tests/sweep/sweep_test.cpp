@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <string>
@@ -109,6 +110,50 @@ TEST_F(SweepTest, RunsEveryPointAndMergesTheSameRowsWhateverTheJobs) {
   EXPECT_TRUE(contains(again.err, "4 points, 0 to run"));
   EXPECT_FALSE(fs::exists(log));
   EXPECT_EQ(slurp(m_dir / "one" / "results.csv"), before);
+}
+
+TEST_F(SweepTest, ConfirmRerunsTheBestTransactionPointsAtCycleFidelity) {
+  const std::string file = sweep_file("fidelity: transaction\nparameters:\n  compute.units: [1, 2, "
+                                      "4]\nmetrics: {time: sim.simulated_ns}\nobjective: time\n");
+  const fs::path out = m_dir / "out";
+  const Result r = sweep(file + " --out " + out.string() + " --jobs 2 --confirm 2");
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Every point ran at the transaction level.
+  for (const auto& row : rows(out)) {
+    char dir[16];
+    std::snprintf(dir, sizeof dir, "%04d", static_cast<int>(row.num("point")));
+    const Json report = Json::parse(slurp(out / "points" / dir / "report.json"));
+    EXPECT_EQ(report["sim"]["fidelity"], "transaction");
+  }
+  EXPECT_TRUE(contains(r.out, "confirm: 2 best points by time (least first), rerun at fidelity "
+                              "cycle"))
+      << r.out;
+  EXPECT_TRUE(contains(r.out, "confirmation error: ")) << r.out;
+  const Json confirm = Json::parse(slurp(out / "confirm.json"));
+  ASSERT_EQ(confirm["points"].size(), 2u);
+  double best = 0;
+  for (const auto& row : rows(out))
+    best = best == 0 ? row.num("time") : std::min(best, row.num("time"));
+  double worst = 0;
+  for (const auto& p : confirm["points"]) {
+    EXPECT_EQ(p["status"], "ok");
+    const Json& time = p["metrics"]["time"];
+    const double fast = time["transaction"], cycle = time["cycle"];
+    EXPECT_NEAR(time["difference_pct"].get<double>(), 100.0 * (fast - cycle) / cycle, 1e-9);
+    worst = std::max(worst, std::abs(time["difference_pct"].get<double>()));
+    const std::string dir = p["dir"]; // its transaction-level run: points/NNNN
+    const Json rerun =
+        Json::parse(slurp(out / "confirm" / dir.substr(dir.rfind('/') + 1) / "report.json"));
+    EXPECT_EQ(rerun["sim"]["fidelity"], "cycle");
+    EXPECT_DOUBLE_EQ(rerun["sim"]["simulated_ns"].get<double>(), cycle);
+  }
+  EXPECT_DOUBLE_EQ(confirm["points"][0]["metrics"]["time"]["transaction"].get<double>(), best);
+  EXPECT_DOUBLE_EQ(confirm["confirmation_error_pct"].get<double>(), worst);
+  // --confirm needs a transaction-level sweep.
+  const Result cycle =
+      sweep(sweep_file(kGrid) + " --out " + (m_dir / "c").string() + " --confirm 1");
+  EXPECT_EQ(cycle.code, 2);
+  EXPECT_TRUE(contains(cycle.err, "add `fidelity: transaction`")) << cycle.err;
 }
 
 TEST_F(SweepTest, InvalidAndCrashedPointsFailAloneWithTheirError) {

@@ -1,0 +1,573 @@
+#include "models/ddr/dram_transaction.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+namespace npu {
+
+uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
+  t = std::max(t, m_floor);
+  // Spans do not overlap, so their ends are sorted like their starts.
+  auto it = std::upper_bound(m_spans.begin(), m_spans.end(), t,
+                             [](uint64_t at, const auto& span) { return at < span.second; });
+  for (; it != m_spans.end(); ++it) {
+    if (it->first >= t + len)
+      return t;
+    t = std::max(t, it->second);
+  }
+  return t;
+}
+
+void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
+  if (len == 0)
+    return;
+  const uint64_t end = start + len;
+  auto it = std::lower_bound(m_spans.begin(), m_spans.end(), start,
+                             [](const auto& span, uint64_t at) { return span.first < at; });
+  const bool joins_prev = it != m_spans.begin() && std::prev(it)->second == start;
+  const bool joins_next = it != m_spans.end() && it->first == end;
+  if (joins_prev && joins_next) {
+    std::prev(it)->second = it->second;
+    m_spans.erase(it);
+  } else if (joins_prev) {
+    std::prev(it)->second = end;
+  } else if (joins_next) {
+    it->first = start;
+  } else {
+    m_spans.insert(it, {start, end});
+  }
+}
+
+void TransactionDram::BusCalendar::forget_before(uint64_t t) {
+  auto it = std::upper_bound(m_spans.begin(), m_spans.end(), t,
+                             [](uint64_t at, const auto& span) { return at < span.second; });
+  if (it == m_spans.begin())
+    return;
+  m_floor = std::max(m_floor, std::prev(it)->second);
+  m_spans.erase(m_spans.begin(), it);
+}
+
+TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfig& config,
+                                 const AddressMapper& mapper)
+    : m_spec(spec), m_t(spec.t), m_config(config), m_mapper(mapper), m_burst(spec.burst_cycles()),
+      m_slot_s(std::max<uint64_t>(spec.burst_cycles(), spec.t.CCD_S)),
+      m_slot_l(std::max<uint64_t>(spec.burst_cycles(), spec.t.CCD_L)) {
+  // The controller drains writes between its watermarks: one pair of turnarounds per batch.
+  const auto high = static_cast<uint64_t>(std::ceil(config.write_high * config.write_queue));
+  const auto low = static_cast<uint64_t>(config.write_low * config.write_queue);
+  m_write_batch = std::max<uint64_t>(1, high > low ? high - low : 1);
+  const auto field_mask = [&](DramField f) {
+    return ((uint64_t{1} << mapper.bits(f)) - 1) << mapper.shift(f);
+  };
+  m_key_mask = ~(field_mask(DramField::Column) | field_mask(DramField::BankGroup) |
+                 field_mask(DramField::Channel) | uint64_t{spec.access_bytes - 1});
+  m_group_shift = mapper.shift(DramField::BankGroup);
+  m_group_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::BankGroup)) - 1);
+  m_rank_shift = mapper.shift(DramField::Rank);
+  m_rank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Rank)) - 1);
+  m_bank_shift = mapper.shift(DramField::Bank);
+  m_bank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Bank)) - 1);
+  m_channels.resize(spec.channels);
+  for (Channel& ch : m_channels) {
+    ch.banks.resize(spec.banks() * spec.ranks);
+    ch.ranks.resize(spec.ranks);
+    for (uint32_t r = 0; r < spec.ranks; ++r)
+      ch.ranks[r].next_refresh =
+          config.refresh ? uint64_t{spec.t.REFI} * (r + 1) / spec.ranks : kNoRow;
+  }
+  m_runs.resize(spec.channels);
+}
+
+DramTransactionDone TransactionDram::serve(const DramTransaction& t) {
+  thread_local std::vector<DramTransaction> one(1);
+  one[0] = t;
+  serve_batch(one, m_single);
+  return m_single[0];
+}
+
+void TransactionDram::serve_batch(const std::vector<DramTransaction>& batch,
+                                  std::vector<DramTransactionDone>& done) {
+  done.assign(batch.size(), DramTransactionDone{});
+  for (const DramTransaction& t : batch)
+    m_last_arrival = std::max(m_last_arrival, t.arrival);
+  m_formed.clear();
+  for (size_t i = 0; i < batch.size(); ++i)
+    form_runs(batch[i], static_cast<uint32_t>(i));
+  // By channel, then arrival, then as formed (a transaction's runs in address order).
+  m_order.resize(m_formed.size());
+  for (size_t i = 0; i < m_order.size(); ++i)
+    m_order[i] = static_cast<uint32_t>(i);
+  if (m_formed.size() > 1)
+    std::stable_sort(m_order.begin(), m_order.end(), [&](uint32_t a, uint32_t b) {
+      const Run &x = m_formed[a], &y = m_formed[b];
+      return x.channel != y.channel ? x.channel < y.channel : x.first_arrival < y.first_arrival;
+    });
+  m_booked.assign(m_order.size(), 0);
+  for (size_t begin = 0; begin < m_order.size();) {
+    size_t end = begin + 1;
+    while (end < m_order.size() &&
+           m_formed[m_order[end]].channel == m_formed[m_order[begin]].channel)
+      ++end;
+    serve_channel(begin, end, done);
+    begin = end;
+  }
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (done[i].last == 0) // nothing to move
+      done[i] = {batch[i].arrival, batch[i].arrival};
+    else if (done[i].first == 0)
+      done[i].first = done[i].last;
+  }
+}
+
+void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
+  const uint64_t line = m_spec.access_bytes;
+  const uint64_t total = t.rows * t.row_bytes;
+  if (total == 0)
+    return;
+  const uint64_t unit = t.unit_bytes > 0 ? std::min(t.unit_bytes, t.row_bytes) : t.row_bytes;
+  const uint64_t first_unit = t.unit_bytes > 0 ? unit : 1;
+  // The data arrives evenly over the spread, in the order of its bytes.
+  const double pace =
+      total > 1 ? static_cast<double>(t.spread) / static_cast<double>(total - 1) : 0;
+  for (uint64_t r = 0; r < t.rows; ++r) {
+    const uint64_t row = t.addr + r * t.stride;
+    for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
+      const uint64_t a = row + piece;
+      const uint64_t packed = r * t.row_bytes + piece;
+      const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) / line;
+      const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
+      for (uint64_t l = a / line; l <= last; ++l)
+        add_line(l * line, arrival, packed < first_unit, t.is_write, tx);
+    }
+  }
+  for (uint32_t c : m_forming) {
+    Run& r = m_runs[c];
+    if (r.lines > 0)
+      m_formed.push_back(r);
+    r.lines = 0;
+    r.listed = false;
+  }
+  m_forming.clear();
+}
+
+void TransactionDram::count_lines(const DramTransaction& t,
+                                  std::vector<uint32_t>& per_channel) const {
+  const uint64_t line = m_spec.access_bytes;
+  const uint64_t unit = t.unit_bytes > 0 ? std::min(t.unit_bytes, t.row_bytes) : t.row_bytes;
+  for (uint64_t r = 0; r < t.rows && unit > 0; ++r) {
+    for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
+      const uint64_t a = t.addr + r * t.stride + piece;
+      const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) / line;
+      for (uint64_t l = a / line; l <= last; ++l)
+        ++per_channel[m_mapper.channel_of(l * line)];
+    }
+  }
+}
+
+void TransactionDram::add_line(uint64_t addr, uint64_t arrival, bool first_unit, bool is_write,
+                               uint32_t tx) {
+  const uint32_t c = m_mapper.channel_of(addr);
+  const uint64_t key = addr & m_key_mask;
+  const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
+  Run& r = m_runs[c];
+  if (r.lines > 0 && r.key != key) {
+    m_formed.push_back(r);
+    r.lines = 0;
+  }
+  if (r.lines == 0) {
+    r.key = key;
+    r.same_group = 0;
+    r.first_lines = 0;
+    r.first_group = group;
+    r.first_arrival = arrival;
+    r.groups = {};
+    r.tx = tx;
+    r.channel = c;
+    r.is_write = is_write;
+    if (!r.listed) {
+      r.listed = true;
+      m_forming.push_back(c);
+    }
+  } else if (group == r.last_group) {
+    ++r.same_group;
+  }
+  r.groups[group / 64] |= uint64_t{1} << (group % 64);
+  r.last_group = group;
+  r.last_arrival = arrival;
+  r.first_lines += first_unit ? 1 : 0;
+  ++r.lines;
+}
+
+void TransactionDram::serve_channel(size_t begin, size_t end,
+                                    std::vector<DramTransactionDone>& done) {
+  Channel& ch = m_channels[m_formed[m_order[begin]].channel];
+  for (size_t next = begin; next < end;) {
+    if (m_booked[next]) {
+      ++next;
+      continue;
+    }
+    // The oldest run left, unless its bank holds another row and a run of that row arrives
+    // before the oldest one's precharge could issue: FR-FCFS serves that hit first.
+    size_t pick = next;
+    const Run& oldest = m_formed[m_order[next]];
+    const Bank& b =
+        ch.banks[bank_index(rank_of(oldest.key), oldest.first_group, bank_of(oldest.key))];
+    if (b.row != kNoRow && b.row != oldest.key) {
+      const uint64_t precharge = std::max(oldest.first_arrival + 1, b.pre_ready);
+      for (size_t j = next + 1; j < end && m_formed[m_order[j]].first_arrival <= precharge; ++j)
+        if (!m_booked[j] && m_formed[m_order[j]].key == b.row) {
+          pick = j;
+          break;
+        }
+    }
+    m_booked[pick] = 1;
+    Run& r = m_formed[m_order[pick]];
+    const Served s = serve_run(r);
+    DramTransactionDone& d = done[r.tx];
+    d.last = std::max(d.last, s.end);
+    d.first = std::max(d.first, s.first_end);
+  }
+}
+
+TransactionDram::Served TransactionDram::serve_run(Run& r) {
+  Channel& ch = m_channels[r.channel];
+  Served out;
+  uint64_t floor = 0;
+  // The lines of the first unit go as they arrive, the rest by the last one's arrival: the
+  // first unit's end does not wait for lines that arrive later.
+  const uint32_t split = r.first_lines > 0 && r.first_lines < r.lines ? r.first_lines : r.lines;
+  for (uint32_t from = 0; from < r.lines;) {
+    uint32_t served = 0;
+    serve_part(ch, r, from, from < split ? split : r.lines, floor, served, out);
+    from += served;
+  }
+  return out;
+}
+
+uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32_t n,
+                                         uint64_t c0, uint32_t& opened) {
+  const uint32_t rank = rank_of(r.key);
+  const uint32_t bank = bank_of(r.key);
+  uint64_t start = c0;
+  const uint32_t groups = m_spec.bank_groups;
+  for (uint32_t w = 0; w < kGroupWords; ++w) {
+    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
+      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+      Bank& b = ch.banks[bank_index(rank, g, bank)];
+      uint64_t ready;
+      if (b.row == r.key) {
+        ready = std::max(c0, b.col_ready);
+      } else {
+        ready = open_row(ch, rank, g, bank, r.key, c0);
+        ++opened;
+      }
+      const uint64_t place = from > 0 ? 0 : (g + groups - r.first_group) % groups;
+      const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
+      start = std::max(start, ready > lead ? ready - lead : 0);
+    }
+  }
+  return start;
+}
+
+uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t n,
+                                     uint32_t rank) const {
+  // The controller drains writes in batches: a write pays its share of a batch's
+  // read-to-write turnaround, and a read after writes the share of the write-to-read one that
+  // the writes since the last read fill.
+  uint64_t margin = 0;
+  if (ch.used && ch.last_write != is_write) {
+    margin = is_write ? 2 * std::min<uint64_t>(n, m_write_batch) / m_write_batch
+                      : (m_t.WTR_S + m_t.CL) * std::min(ch.direction_lines, m_write_batch) /
+                            m_write_batch;
+  }
+  if (ch.used && ch.last_rank != rank)
+    margin = std::max<uint64_t>(margin, m_t.RTRS);
+  return margin;
+}
+
+void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col, uint64_t last_col) {
+  const uint32_t rank = rank_of(r.key);
+  const uint32_t bank = bank_of(r.key);
+  Rank& rk = ch.ranks[rank];
+  // Each bank it used: the next column tCCD_L on, precharge after tRTP or write recovery.
+  const uint64_t pre = last_col + (r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP);
+  const bool closed_page = m_config.page_policy == DramControllerConfig::PagePolicy::Closed;
+  for (uint32_t w = 0; w < kGroupWords; ++w) {
+    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
+      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+      Bank& b = ch.banks[bank_index(rank, g, bank)];
+      b.col_ready = std::max(b.col_ready, last_col + m_t.CCD_L);
+      b.pre_ready = std::max(b.pre_ready, pre);
+      if (closed_page && b.row != kNoRow)
+        close_bank(ch, rk, b, b.pre_ready);
+    }
+  }
+  if (closed_page) {
+    const uint64_t open_from =
+        std::max(first_col > m_t.RCD ? first_col - m_t.RCD : 0, rk.closed_page_end);
+    if (pre > open_from)
+      rk.active_cycles += pre - open_from;
+    rk.closed_page_end = std::max(rk.closed_page_end, pre);
+  }
+}
+
+void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, uint32_t n,
+                                 uint32_t opened, uint64_t data, uint64_t busy,
+                                 uint64_t from_arrival, uint64_t last_arrival) {
+  DramChannelStats& s = ch.stats;
+  (is_write ? s.writes : s.reads) += k;
+  s.row_hits += k - std::min<uint32_t>(k, opened);
+  s.data_bus_busy_cycles += uint64_t{k} * m_burst;
+  if (is_write)
+    return;
+  // Sum over its lines of data end minus arrival: both step evenly.
+  const uint64_t end = data + busy;
+  const double step = k > 1 ? static_cast<double>(busy - m_burst) / (k - 1) : 0;
+  const double pace = n > 1 ? static_cast<double>(last_arrival - from_arrival) / (n - 1) : 0;
+  const double first = static_cast<double>(data + m_burst) - static_cast<double>(from_arrival);
+  const double sum = k * first + (step - pace) * k * (k - 1) / 2.0;
+  s.read_latency_sum_cycles += static_cast<uint64_t>(std::max(0.0, sum));
+  s.read_latency_max_cycles = std::max(s.read_latency_max_cycles, end - from_arrival);
+}
+
+void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to, uint64_t& floor,
+                                 uint32_t& served, Served& out) {
+  const uint32_t n = to - from;
+  const uint32_t rank = rank_of(r.key);
+  Rank& rk = ch.ranks[rank];
+  // A command issues a clock after its request arrived at the earliest; the run's lines
+  // arrive evenly from its first to its last.
+  const uint64_t span = r.last_arrival - r.first_arrival;
+  const auto arrival_of = [&](uint32_t line) {
+    return r.first_arrival + (r.lines > 1 ? span * line / (r.lines - 1) : 0);
+  };
+  const uint64_t from_arrival = arrival_of(from);
+  const uint64_t last_arrival = arrival_of(to - 1);
+  const uint64_t c0 = std::max(from_arrival + 1, floor);
+  refresh_until(ch, rank, c0);
+  // Open the row in every bank group the run touches; its first column waits for the
+  // banks, each by the place of its first line in the run (bank groups take turns).
+  uint32_t opened = 0;
+  uint64_t start = open_run_banks(ch, r, from, n, c0, opened);
+  // Columns: tCCD_S between bank groups, tCCD_L within one, one command per clock (the
+  // ACTs and PREs share the command bus).
+  const uint64_t same = r.lines > 1 ? uint64_t{r.same_group} * (n - 1) / (r.lines - 1) : 0;
+  uint64_t busy = (n - 1 - same) * m_slot_s + same * m_slot_l + m_burst;
+  busy = std::max<uint64_t>(busy, n + opened);
+  // Its last column no earlier than a clock after its last line arrived.
+  const uint64_t tail = busy - m_burst;
+  if (last_arrival + 1 > start + tail)
+    start = last_arrival + 1 - tail;
+  const bool is_write = r.is_write;
+  const uint64_t margin = turnaround(ch, is_write, n, rank);
+  const uint64_t latency = is_write ? m_t.CWL : m_t.CL;
+  // Reads go before writes (FR-FCFS drains writes when no read waits): a write's data
+  // follows the reads already booked on the channel.
+  const uint64_t earliest = std::max(start + latency, uint64_t{0});
+  const uint64_t data = ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
+  const uint64_t first_col = data - latency;
+  // Refresh falls due before its last column: the lines before it go now, the rest after.
+  uint32_t k = n;
+  if (rk.next_refresh <= first_col + tail) {
+    k = rk.next_refresh > first_col
+            ? static_cast<uint32_t>((rk.next_refresh - first_col + m_slot_s - 1) / m_slot_s)
+            : 0;
+    k = std::min(k, n);
+    if (k == 0) {
+      floor = rk.next_refresh;
+      refresh_until(ch, rank, rk.next_refresh);
+      served = 0;
+      return;
+    }
+    busy = (k - 1) * m_slot_s + m_burst;
+  }
+  ch.bus.add(data - margin, busy + margin);
+  if (ch.bus.size() > 64)
+    ch.bus.forget_before(c0);
+  book_banks(ch, r, first_col, first_col + busy - m_burst);
+  count_part(ch, is_write, k, n, opened, data, busy, from_arrival, last_arrival);
+  if (from < r.first_lines) {
+    const uint32_t in_unit = std::min(r.first_lines, from + k) - from;
+    out.first_end = std::max(out.first_end, data + uint64_t{in_unit - 1} * m_slot_s + m_burst);
+  }
+  const uint64_t end = data + busy;
+  out.end = std::max(out.end, end);
+  if (!is_write)
+    ch.read_end = std::max(ch.read_end, end);
+  ch.direction_lines = ch.used && ch.last_write == is_write ? ch.direction_lines + k : k;
+  ch.last_write = is_write;
+  ch.last_rank = rank;
+  ch.used = true;
+  served = k;
+  if (k < n) {
+    floor = rk.next_refresh;
+    refresh_until(ch, rank, rk.next_refresh);
+  }
+}
+
+uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, uint32_t bank,
+                                   uint64_t row, uint64_t at) {
+  Bank& b = ch.banks[bank_index(rank, group, bank)];
+  Rank& rk = ch.ranks[rank];
+  uint64_t act_at;
+  if (b.row != kNoRow) {
+    const uint64_t pre = std::max(at, b.pre_ready);
+    close_bank(ch, rk, b, pre);
+    ++ch.stats.row_conflicts;
+    act_at = std::max(pre + m_t.RP, b.act_ready);
+  } else {
+    ++ch.stats.row_misses;
+    act_at = std::max(at, b.act_ready);
+  }
+  const uint64_t act = place_act(rk, group, act_at, at);
+  b.row = row;
+  b.act_ready = act + m_t.RC;
+  b.pre_ready = std::max(b.pre_ready, act + m_t.RAS);
+  b.col_ready = std::max(b.col_ready, act + m_t.RCD);
+  ++ch.stats.activates;
+  open_bank(rk, act);
+  return b.col_ready;
+}
+
+uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival) {
+  auto& acts = rk.acts;
+  // ACTs this old no longer constrain one of this or a later arrival.
+  const uint64_t reach = std::max<uint64_t>(m_t.FAW, m_t.RRD_L);
+  if (acts.size() > 8 && acts.front().at + reach < arrival) {
+    const auto keep = std::find_if(acts.begin(), acts.end(),
+                                   [&](const Act& a) { return a.at + reach >= arrival; });
+    acts.erase(acts.begin(), keep);
+  }
+  const auto n = static_cast<int64_t>(acts.size());
+  const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
+  // The gaps between booked ACTs, from the one holding `at` on: the first that takes one more
+  // (tRRD from its neighbours, and every five ACTs in a row spanning tFAW) gets it.
+  int64_t g =
+      static_cast<int64_t>(std::upper_bound(acts.begin(), acts.end(), at,
+                                            [](uint64_t v, const Act& a) { return v < a.at; }) -
+                           acts.begin()) -
+      1;
+  for (;; ++g) {
+    // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1].
+    uint64_t lo = at, hi = UINT64_MAX;
+    for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
+      lo = std::max<uint64_t>(lo, acts[i].at + rrd(i));
+    for (int64_t i = g + 1; i < std::min(n, g + 4); ++i)
+      hi = std::min<uint64_t>(hi, acts[i].at >= rrd(i) ? acts[i].at - rrd(i) : 0);
+    bool fits = true;
+    if (m_t.FAW > 0) {
+      if (g >= 3)
+        lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
+      if (g + 4 < n)
+        hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
+      // Five with the new one inside: the outer two must already span tFAW.
+      for (int64_t j = std::max<int64_t>(g - 2, 0); j <= g && j + 3 < n; ++j)
+        fits = fits && acts[j + 3].at - acts[j].at >= m_t.FAW;
+    }
+    if (g + 1 >= n || (fits && lo <= hi)) {
+      acts.insert(acts.begin() + (g + 1), Act{lo, group});
+      return lo;
+    }
+  }
+}
+
+void TransactionDram::refresh_until(Channel& ch, uint32_t rank, uint64_t at) {
+  while (ch.ranks[rank].next_refresh <= at)
+    refresh(ch, rank);
+}
+
+void TransactionDram::refresh(Channel& ch, uint32_t rank) {
+  Rank& rk = ch.ranks[rank];
+  const uint64_t due = rk.next_refresh;
+  // PREA once every open bank may close, REF tRP later (and tRC after the last ACT).
+  uint64_t prea = due;
+  bool open = false;
+  const uint32_t first = rank * m_spec.banks();
+  for (uint32_t i = first; i < first + m_spec.banks(); ++i) {
+    if (ch.banks[i].row != kNoRow) {
+      prea = std::max(prea, ch.banks[i].pre_ready);
+      open = true;
+    }
+  }
+  uint64_t ref = open ? prea + m_t.RP : prea;
+  for (uint32_t i = first; i < first + m_spec.banks(); ++i) {
+    Bank& b = ch.banks[i];
+    if (b.row != kNoRow)
+      close_bank(ch, rk, b, prea);
+    ref = std::max(ref, b.act_ready > m_t.RP ? b.act_ready - m_t.RP : 0);
+  }
+  const uint64_t end = ref + m_t.RFC;
+  for (uint32_t i = first; i < first + m_spec.banks(); ++i)
+    ch.banks[i].act_ready = std::max(ch.banks[i].act_ready, end);
+  ++ch.stats.refreshes;
+  ++rk.refreshes;
+  rk.next_refresh = due + m_t.REFI;
+}
+
+void TransactionDram::close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at) {
+  b.row = kNoRow;
+  b.act_ready = std::max(b.act_ready, at + m_t.RP);
+  ++ch.precharges;
+  if (rk.open_banks > 0 && --rk.open_banks == 0 &&
+      m_config.page_policy == DramControllerConfig::PagePolicy::Open && at > rk.open_since)
+    rk.active_cycles += at - rk.open_since;
+}
+
+void TransactionDram::open_bank(Rank& rk, uint64_t at) {
+  if (rk.open_banks++ == 0)
+    rk.open_since = at;
+}
+
+DramChannelStats TransactionDram::stats() const {
+  DramChannelStats sum;
+  for (const Channel& ch : m_channels) {
+    const DramChannelStats& s = ch.stats;
+    sum.reads += s.reads;
+    sum.writes += s.writes;
+    sum.row_hits += s.row_hits;
+    sum.row_misses += s.row_misses;
+    sum.row_conflicts += s.row_conflicts;
+    sum.activates += s.activates;
+    sum.precharges += ch.precharges;
+    sum.refreshes += s.refreshes;
+    sum.data_bus_busy_cycles += s.data_bus_busy_cycles;
+    sum.read_latency_sum_cycles += s.read_latency_sum_cycles;
+    sum.read_latency_max_cycles = std::max(sum.read_latency_max_cycles, s.read_latency_max_cycles);
+  }
+  return sum;
+}
+
+DramActivity TransactionDram::activity(uint64_t end, uint64_t refreshed_until) const {
+  DramActivity a;
+  const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
+  const uint64_t refresh_active = m_t.RFC > m_t.RP ? m_t.RFC - m_t.RP : 0;
+  for (const Channel& ch : m_channels) {
+    a.activates += ch.stats.activates;
+    a.precharges += ch.precharges;
+    a.reads += ch.stats.reads;
+    a.writes += ch.stats.writes;
+    for (const Rank& rk : ch.ranks) {
+      // Refreshes due by `refreshed_until` that no access of this rank brought about (the
+      // first closes the banks); after it the state stays as it was then.
+      const uint64_t until = std::min(end, refreshed_until);
+      uint64_t pending = 0;
+      if (rk.next_refresh <= until)
+        pending = (until - rk.next_refresh) / m_t.REFI + 1;
+      uint64_t active = rk.active_cycles;
+      if (open_page && rk.open_banks > 0) {
+        const uint64_t close = pending > 0 ? rk.next_refresh : end;
+        active += close > rk.open_since ? close - rk.open_since : 0;
+        a.precharges += pending > 0 ? rk.open_banks : 0;
+      }
+      const uint64_t refreshes = rk.refreshes + pending;
+      a.refreshes += refreshes;
+      active = std::min(end, active + refreshes * refresh_active);
+      a.active_cycles += active;
+      a.precharged_cycles += end - active;
+    }
+  }
+  return a;
+}
+
+} // namespace npu

@@ -1,0 +1,120 @@
+// The transaction-level DRAM (ddr.model: transaction): closed-form latencies of one access
+// on DDR4-3200 (the cycle controller's figures), runs at the data-bus rate, tFAW, refresh,
+// turnarounds and background cycles.
+#include "models/ddr/dram_transaction.h"
+#include "tests/models/ddr/dram_test_util.h"
+
+#include <cmath>
+
+namespace npu::test {
+namespace {
+
+/// One DDR4-3200 channel (one rank, RoBaCoBg), served at the transaction level.
+struct TxBench {
+  DramSpec spec;
+  DramControllerConfig config;
+  AddressMapper mapper;
+  TransactionDram dram;
+
+  explicit TxBench(DramSpec s = ddr4(), DramControllerConfig c = Bench::no_refresh())
+      : spec(std::move(s)), config(c), mapper(spec, *dram_mapping_scheme("RoBaCoBg")),
+        dram(spec, config, mapper) {}
+  uint64_t addr(uint32_t bankgroup, uint32_t bank, uint64_t row, uint32_t column = 0) const {
+    DramAddress a;
+    a.bankgroup = bankgroup;
+    a.bank = bank;
+    a.row = row;
+    a.column = column;
+    return mapper.encode(a);
+  }
+  /// One access of `bytes` at `cycle`; returns when its last data burst ends.
+  uint64_t access(uint64_t address, bool is_write, uint64_t cycle, uint64_t bytes = 64) {
+    DramTransaction t;
+    t.addr = address;
+    t.row_bytes = bytes;
+    t.is_write = is_write;
+    t.arrival = cycle;
+    return dram.serve(t).last;
+  }
+};
+
+TEST(TransactionDram, ClosedLoopLatenciesAreTheControllers) {
+  // DDR4-3200: one command cycle, CL 22 + burst 4; + tRCD 22 on a closed bank; + tRP 22 on
+  // another open row (the cycle controller's 27, 49 and 71 clocks).
+  TxBench b;
+  EXPECT_EQ(b.access(b.addr(0, 0, 5), false, 0), 49u);
+  EXPECT_EQ(b.access(b.addr(0, 0, 5, 1), false, 200) - 200, 27u);
+  EXPECT_EQ(b.access(b.addr(0, 0, 6), false, 400) - 400, 71u);
+  EXPECT_EQ(b.access(b.addr(1, 2, 7), true, 600) - 600, 1u + 22 + 16 + 4);
+  const DramChannelStats s = b.dram.stats();
+  EXPECT_EQ(s.row_hits, 1u);
+  EXPECT_EQ(s.row_misses, 2u);
+  EXPECT_EQ(s.row_conflicts, 1u);
+  EXPECT_EQ(s.activates, 3u);
+}
+
+TEST(TransactionDram, ARunOfOneRowMovesAtTheDataBusRate) {
+  // 8 KiB of one row over the four bank groups (RoBaCoBg): 128 lines, 4 clocks each at
+  // tCCD_S, after one ACT per bank group (tRRD_S apart) and tRCD + CL.
+  TxBench b;
+  const uint64_t lines = 8192 / 64;
+  const uint64_t done = b.access(b.addr(0, 0, 3), false, 0, 8192);
+  EXPECT_GE(done, 1 + 22 + 22 + lines * 4);
+  EXPECT_LE(done, 1 + 3 * 4 + 22 + 22 + lines * 4);
+  EXPECT_EQ(b.dram.stats().activates, 4u);
+  EXPECT_EQ(b.dram.stats().reads, lines);
+  EXPECT_EQ(b.dram.stats().data_bus_busy_cycles, lines * 4);
+}
+
+TEST(TransactionDram, TheFifthActivateWaitsForTheFourActivateWindow) {
+  // Five accesses to closed banks at once: tRRD_S (4) alone would allow ACTs at 1, 5, 9,
+  // 13, 17; tFAW (34) holds the fifth until 1 + 34, so its data ends 34 + 22 + 22 + 4 + 1.
+  TxBench b;
+  const uint32_t groups[] = {0, 1, 2, 3, 0};
+  const uint32_t banks[] = {0, 0, 0, 0, 1};
+  uint64_t last = 0;
+  for (int i = 0; i < 5; ++i)
+    last = b.access(b.addr(groups[i], banks[i], 1), false, 0);
+  EXPECT_EQ(last, 1u + 34 + 22 + 22 + 4);
+}
+
+TEST(TransactionDram, AWriteAfterReadsWaitsOutTheTurnaround) {
+  // A read run, then a write run of a whole drain batch (the full write-to-read turnaround
+  // applies): the read that follows the writes starts tWTR_S + CL after their data ends.
+  TxBench b;
+  const uint64_t reads_done = b.access(b.addr(0, 0, 1), false, 0, 4096);
+  const uint64_t writes_done = b.access(b.addr(0, 1, 1), true, 0, 4096);
+  EXPECT_GE(writes_done, reads_done + 2 + 64 * 4);
+  const uint64_t read_again = b.access(b.addr(0, 0, 1, 64), false, 0, 64);
+  EXPECT_GE(read_again, writes_done + 4 + 22 + 4);
+}
+
+TEST(TransactionDram, RefreshIsPeriodicAndClosesTheRows) {
+  DramControllerConfig c;
+  c.refresh = true;
+  TxBench b(ddr4(), c);
+  // tREFI 12480 clocks: refreshes fall at 12480, 24960, ...
+  b.access(b.addr(0, 0, 5), false, 0);
+  // A hit on the open row after the first refresh is a miss: the row was closed.
+  const uint64_t t = 14000;
+  EXPECT_EQ(b.access(b.addr(0, 0, 5, 1), false, t) - t, 49u);
+  EXPECT_EQ(b.dram.stats().refreshes, 1u);
+  // Refreshes count up to the end whether or not anything accessed the DRAM.
+  EXPECT_EQ(b.dram.activity(12480 * 10).refreshes, 10u);
+  // An access arriving at the refresh waits out PREA, tRP and tRFC.
+  const uint64_t at = 2 * 12480;
+  EXPECT_GE(b.access(b.addr(1, 0, 9), false, at), at + 22 + 576 + 22 + 22 + 4);
+}
+
+TEST(TransactionDram, BackgroundCountsOpenAndClosedCyclesToTheEnd) {
+  TxBench b;
+  b.access(b.addr(0, 0, 5), false, 100); // ACT at 101: open from then on
+  const DramActivity a = b.dram.activity(1000);
+  EXPECT_EQ(a.active_cycles, 1000u - 101);
+  EXPECT_EQ(a.precharged_cycles, 101u);
+  EXPECT_EQ(a.activates, 1u);
+  EXPECT_EQ(a.reads, 1u);
+}
+
+} // namespace
+} // namespace npu::test

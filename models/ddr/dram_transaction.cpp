@@ -362,9 +362,10 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   const bool is_write = r.is_write;
   const uint64_t margin = turnaround(ch, is_write, n, rank);
   const uint64_t latency = is_write ? m_t.CWL : m_t.CL;
-  // Reads go before writes (FR-FCFS drains writes when no read waits): a write's data
-  // follows the reads already booked on the channel.
-  const uint64_t earliest = std::max(start + latency, uint64_t{0});
+  // Reads and writes alike take the first gap of the data bus that fits after their columns
+  // may issue: the controller drains writes in batches between reads, so a write does not
+  // wait for every read booked before it (the turnaround margin is its share of a batch's).
+  const uint64_t earliest = start + latency;
   const uint64_t data = ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
   const uint64_t first_col = data - latency;
   // Refresh falls due before its last column: the lines before it go now, the rest after.
@@ -393,8 +394,6 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   }
   const uint64_t end = data + busy;
   out.end = std::max(out.end, end);
-  if (!is_write)
-    ch.read_end = std::max(ch.read_end, end);
   ch.direction_lines = ch.used && ch.last_write == is_write ? ch.direction_lines + k : k;
   ch.last_write = is_write;
   ch.last_rank = rank;

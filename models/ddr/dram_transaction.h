@@ -129,7 +129,6 @@ private:
     bool used = false;
     bool last_write = false;
     uint64_t direction_lines = 0; ///< lines served since the direction last changed
-    uint64_t read_end = 0;        ///< the latest data end of a read booked
     uint32_t last_rank = 0;
     DramChannelStats stats;
     uint64_t precharges = 0; ///< rows closed (PRE, each bank of a PREA, closed page)

@@ -159,6 +159,16 @@ TEST(DdrConfig, EnergyOverridesReachThePowerSpec) {
   EXPECT_TRUE(has(e, "ddr.energy.VDD_V")) << e;
 }
 
+TEST(DdrConfig, ModelIsCycleUnlessSetToTransaction) {
+  EXPECT_EQ(read_text("ddr: {}\n").ddr.model, DdrModel::Cycle);
+  EXPECT_EQ(read_text("ddr: {model: cycle}\n").ddr.model, DdrModel::Cycle);
+  EXPECT_EQ(read_text("ddr: {model: transaction}\n").ddr.model, DdrModel::Transaction);
+  EXPECT_STREQ(ddr_model_name(DdrModel::Transaction), "transaction");
+  const std::string e = error_of("ddr: {model: transactoin}\n");
+  EXPECT_TRUE(has(e, "ddr.model")) << e;
+  EXPECT_TRUE(has(e, "did you mean 'transaction'")) << e;
+}
+
 TEST(DdrConfig, StrictErrorsNameTheKey) {
   std::string e = error_of("ddr: {timing: {CLL: 20}}\n");
   EXPECT_TRUE(has(e, "ddr.timing.CLL")) << e;

@@ -2,7 +2,6 @@
 
 #include "common/error.h"
 #include "config/units.h"
-#include "models/common/address_map.h"
 
 #include <algorithm>
 #include <queue>
@@ -313,8 +312,9 @@ void DmaEngine::wake_pump(uint64_t at) {
 }
 
 bool DmaEngine::batched(const Slot& slot) const {
-  return m_batch_window_ps > 0 && slot.flow->spans &&
-         slot.payload.get_address() < address_map::kSramBase;
+  const uint64_t at = slot.payload.get_address();
+  return m_batch_window_ps > 0 && slot.flow->spans && at >= m_batch_ddr_base &&
+         at - m_batch_ddr_base < m_batch_ddr_bytes;
 }
 
 void DmaEngine::flush_batch() {

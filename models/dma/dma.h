@@ -62,10 +62,15 @@ public:
 
   /// Reports each channel's transfers to `tracer` (null: off).
   void set_tracer(Tracer* tracer) override { m_trace = tracer; }
-  /// Granularity::Transaction: the spans bound for the DDR that are due within `ps` of the
-  /// first go out together, as one batch, so that the DDR serves them as a controller
-  /// serves what is in its queues at once (0: each on its own).
-  void set_batch_window(uint64_t ps) { m_batch_window_ps = ps; }
+  /// Granularity::Transaction: the spans bound for the DDR (device addresses from
+  /// `ddr_base`, `ddr_bytes` long) that are due within `ps` of the first go out together,
+  /// as one batch, so that the DDR serves them as a controller serves what is in its
+  /// queues at once (0: each on its own).
+  void set_batch_window(uint64_t ps, uint64_t ddr_base, uint64_t ddr_bytes) {
+    m_batch_window_ps = ps;
+    m_batch_ddr_base = ddr_base;
+    m_batch_ddr_bytes = ddr_bytes;
+  }
 
   StatGroup stats(uint64_t simulated_ps) const;
   /// Bytes moved for kernels (requested by a compute unit) and for copies, and leakage.
@@ -286,6 +291,7 @@ private:
   std::vector<std::pair<Slot*, uint64_t>> m_batch, m_flushing;
   uint64_t m_batch_start = 0;
   uint64_t m_batch_window_ps = 0;
+  uint64_t m_batch_ddr_base = 0, m_batch_ddr_bytes = 0; ///< the DDR's window
   /// When the burst loop wakes next (UINT64_MAX: when told; 0 while it runs).
   uint64_t m_pump_at = 0;
   /// The time the burst loop has gone on to while it runs (issue_due), else 0.

@@ -72,7 +72,8 @@ Platform::Platform(const PlatformConfig& config) : m_config(config) {
   m_order = std::make_unique<TimeOrder>("order");
   m_dma = std::make_unique<DmaEngine>("dma", config.dma, granularity, m_order.get());
   if (granularity == Granularity::Transaction)
-    m_dma->set_batch_window(span_batch_window_ps(config.ddr));
+    m_dma->set_batch_window(span_batch_window_ps(config.ddr), address_map::kDdrBase,
+                            config.ddr.size_bytes);
 
   build_units(config);
   const CommandAddresses commands{address_map::kDdrBase, address_map::kRegsBase};

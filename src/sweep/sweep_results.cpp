@@ -19,21 +19,21 @@ using Json = nlohmann::ordered_json;
 
 namespace {
 
-std::optional<Json> value_at(const Json& node, const std::vector<PathPart>& parts, size_t at) {
+std::optional<Json> value_at_part(const Json& node, const std::vector<PathPart>& parts, size_t at) {
   if (at == parts.size())
     return node;
   if (node.is_object()) {
     // Keys may hold dots themselves ("compute.unit0"): the longest that matches wins.
     for (const auto& [key, next] : key_candidates(parts, at))
       if (node.contains(key))
-        if (auto v = value_at(node[key], parts, next))
+        if (auto v = value_at_part(node[key], parts, next))
           return v;
     return std::nullopt;
   }
   const std::string& part = parts[at].text;
   if (node.is_array() && !part.empty() && part.size() < 10 &&
       part.find_first_not_of("0123456789") == std::string::npos && std::stoul(part) < node.size())
-    return value_at(node[std::stoul(part)], parts, at + 1);
+    return value_at_part(node[std::stoul(part)], parts, at + 1);
   return std::nullopt;
 }
 
@@ -41,7 +41,7 @@ std::optional<Json> value_at(const Json& node, const std::vector<PathPart>& part
 
 std::optional<Json> value_at(const Json& json, const std::string& path) {
   try {
-    return value_at(json, split_metric_path(path), 0);
+    return value_at_part(json, split_metric_path(path), 0);
   } catch (const std::invalid_argument&) {
     return std::nullopt;
   }

@@ -93,106 +93,69 @@ std::string real_str(double v) {
 
 } // namespace
 
+template <typename T>
+T Section::read_value(const std::string& key, T def, T min, T max, const char* expected,
+                      std::optional<T> (*parse)(std::string_view, std::string*),
+                      std::string (*format)(T)) {
+  const Node* n = scalar(key, expected);
+  if (!n)
+    return def;
+  std::string err;
+  const auto parsed = parse(n->scalar, &err);
+  if (!parsed)
+    fail_parse<T>(*this, key, err, min, max, n->scalar, format);
+  check_range<T>(*this, key, *parsed, min, max, n->scalar, format);
+  return *parsed;
+}
+
 uint64_t Section::bytes(const std::string& key, uint64_t def, uint64_t min, uint64_t max) {
-  uint64_t v = def;
-  if (const Node* n = scalar(key, "a size such as 64KiB")) {
-    std::string err;
-    const auto parsed = units::parse_bytes(n->scalar, &err);
-    if (!parsed)
-      fail_parse<uint64_t>(*this, key, err, min, max, n->scalar, units::format_bytes);
-    v = *parsed;
-    check_range<uint64_t>(*this, key, v, min, max, n->scalar, units::format_bytes);
-  }
+  const uint64_t v = read_value<uint64_t>(key, def, min, max, "a size such as 64KiB",
+                                          units::parse_bytes, units::format_bytes);
   record(key, units::format_bytes(v));
   return v;
 }
 
 uint64_t Section::time_ps(const std::string& key, uint64_t def, uint64_t min, uint64_t max) {
-  uint64_t v = def;
-  if (const Node* n = scalar(key, "a duration such as 15ns")) {
-    std::string err;
-    const auto parsed = units::parse_time_ps(n->scalar, &err);
-    if (!parsed)
-      fail_parse<uint64_t>(*this, key, err, min, max, n->scalar, units::format_time_ps);
-    v = *parsed;
-    check_range<uint64_t>(*this, key, v, min, max, n->scalar, units::format_time_ps);
-  }
+  const uint64_t v = read_value<uint64_t>(key, def, min, max, "a duration such as 15ns",
+                                          units::parse_time_ps, units::format_time_ps);
   record(key, units::format_time_ps(v));
   return v;
 }
 
 double Section::frequency_hz(const std::string& key, double def) {
-  double v = def;
-  if (const Node* n = scalar(key, "a frequency such as 1GHz")) {
-    std::string err;
-    const auto parsed = units::parse_frequency_hz(n->scalar, &err);
-    if (!parsed)
-      fail_parse<double>(*this, key, err, units::kMinFrequencyHz, units::kMaxFrequencyHz, n->scalar,
-                         units::format_frequency_hz);
-    v = *parsed;
-    check_range<double>(*this, key, v, units::kMinFrequencyHz, units::kMaxFrequencyHz, n->scalar,
-                        units::format_frequency_hz);
-  }
+  const double v = read_value<double>(key, def, units::kMinFrequencyHz, units::kMaxFrequencyHz,
+                                      "a frequency such as 1GHz", units::parse_frequency_hz,
+                                      units::format_frequency_hz);
   record(key, units::format_frequency_hz(v));
   return v;
 }
 
 double Section::rate_mts(const std::string& key, double def) {
-  double v = def;
-  if (const Node* n = scalar(key, "a transfer rate such as 3200MT/s")) {
-    std::string err;
-    const auto parsed = units::parse_rate_mts(n->scalar, &err);
-    if (!parsed)
-      fail_parse<double>(*this, key, err, units::kMinRateMts, units::kMaxRateMts, n->scalar,
-                         units::format_rate_mts);
-    v = *parsed;
-    check_range<double>(*this, key, v, units::kMinRateMts, units::kMaxRateMts, n->scalar,
-                        units::format_rate_mts);
-  }
+  const double v = read_value<double>(key, def, units::kMinRateMts, units::kMaxRateMts,
+                                      "a transfer rate such as 3200MT/s", units::parse_rate_mts,
+                                      units::format_rate_mts);
   record(key, units::format_rate_mts(v));
   return v;
 }
 
 double Section::bandwidth(const std::string& key, double def) {
-  double v = def;
-  if (const Node* n = scalar(key, "a bandwidth such as 64GB/s")) {
-    std::string err;
-    const auto parsed = units::parse_bandwidth(n->scalar, &err);
-    if (!parsed)
-      fail_parse<double>(*this, key, err, units::kMinBandwidthBytesPerS,
-                         units::kMaxBandwidthBytesPerS, n->scalar, units::format_bandwidth);
-    v = *parsed;
-    check_range<double>(*this, key, v, units::kMinBandwidthBytesPerS, units::kMaxBandwidthBytesPerS,
-                        n->scalar, units::format_bandwidth);
-  }
+  const double v = read_value<double>(key, def, units::kMinBandwidthBytesPerS,
+                                      units::kMaxBandwidthBytesPerS, "a bandwidth such as 64GB/s",
+                                      units::parse_bandwidth, units::format_bandwidth);
   record(key, units::format_bandwidth(v));
   return v;
 }
 
 int64_t Section::integer(const std::string& key, int64_t def, int64_t min, int64_t max) {
-  int64_t v = def;
-  if (const Node* n = scalar(key, "a whole number")) {
-    std::string err;
-    const auto parsed = units::parse_int(n->scalar, &err);
-    if (!parsed)
-      fail_parse<int64_t>(*this, key, err, min, max, n->scalar, int_str);
-    v = *parsed;
-    check_range<int64_t>(*this, key, v, min, max, n->scalar, int_str);
-  }
+  const int64_t v =
+      read_value<int64_t>(key, def, min, max, "a whole number", units::parse_int, int_str);
   record(key, v);
   return v;
 }
 
 double Section::real(const std::string& key, double def, double min, double max) {
-  double v = def;
-  if (const Node* n = scalar(key, "a number")) {
-    std::string err;
-    const auto parsed = units::parse_double(n->scalar, &err);
-    if (!parsed)
-      fail_parse<double>(*this, key, err, min, max, n->scalar, real_str);
-    v = *parsed;
-    check_range<double>(*this, key, v, min, max, n->scalar, real_str);
-  }
+  const double v =
+      read_value<double>(key, def, min, max, "a number", units::parse_double, real_str);
   record(key, v);
   return v;
 }

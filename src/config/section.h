@@ -7,8 +7,10 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace npu::cfg {
@@ -67,6 +69,11 @@ public:
 
 private:
   const Node* scalar(const std::string& key, const char* expected);
+  /// The value at `key` read by `parse` and checked against [min, max] (`format` shows
+  /// values in messages); `def` when absent. Records nothing.
+  template <typename T>
+  T read_value(const std::string& key, T def, T min, T max, const char* expected,
+               std::optional<T> (*parse)(std::string_view, std::string*), std::string (*format)(T));
   void record(const std::string& key, nlohmann::ordered_json value);
 
   const Node* m_node;

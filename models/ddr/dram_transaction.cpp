@@ -521,18 +521,8 @@ void TransactionDram::open_bank(Rank& rk, uint64_t at) {
 DramChannelStats TransactionDram::stats() const {
   DramChannelStats sum;
   for (const Channel& ch : m_channels) {
-    const DramChannelStats& s = ch.stats;
-    sum.reads += s.reads;
-    sum.writes += s.writes;
-    sum.row_hits += s.row_hits;
-    sum.row_misses += s.row_misses;
-    sum.row_conflicts += s.row_conflicts;
-    sum.activates += s.activates;
+    sum += ch.stats;
     sum.precharges += ch.precharges;
-    sum.refreshes += s.refreshes;
-    sum.data_bus_busy_cycles += s.data_bus_busy_cycles;
-    sum.read_latency_sum_cycles += s.read_latency_sum_cycles;
-    sum.read_latency_max_cycles = std::max(sum.read_latency_max_cycles, s.read_latency_max_cycles);
   }
   return sum;
 }

@@ -264,6 +264,16 @@ tlm::tlm_sync_enum DmaEngine::nb_transport_bw(tlm::tlm_generic_payload& payload,
   return tlm::TLM_COMPLETED;
 }
 
+void DmaEngine::keep_failure(Slot& slot) const {
+  Flow& f = *slot.flow;
+  try {
+    fail(*f.transfer, slot.span, slot.payload.get_response_status(), *f.what);
+  } catch (...) {
+    if (!f.error)
+      f.error = std::current_exception();
+  }
+}
+
 void DmaEngine::stage_done(Slot& slot, uint64_t at) {
   Flow& f = *slot.flow;
   if (f.spans) {
@@ -271,12 +281,7 @@ void DmaEngine::stage_done(Slot& slot, uint64_t at) {
     return;
   }
   if (!slot.payload.is_response_ok()) {
-    try {
-      fail(*f.transfer, slot.span, slot.payload.get_response_status(), *f.what);
-    } catch (...) {
-      if (!f.error)
-        f.error = std::current_exception();
-    }
+    keep_failure(slot);
   } else if (!slot.writing) {
     slot.writing = true; // the write leaves when the read data is in
     if (at > current_ps()) {

@@ -259,6 +259,8 @@ private:
   void stage_done(Slot& slot, uint64_t at);
   tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& payload, tlm::tlm_phase& phase,
                                      sc_core::sc_time& delay);
+  /// The slot's answer was an error: kept as its flow's error unless one came first.
+  void keep_failure(Slot& slot) const;
   [[noreturn]] void fail(const DmaTransfer& transfer, const BurstSpan& at,
                          tlm::tlm_response_status status, const std::string& what) const;
 

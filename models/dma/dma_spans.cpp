@@ -88,12 +88,7 @@ void DmaEngine::span_done(Slot& slot, uint64_t at) {
   // When its first burst was done (the target says; else with the last one).
   const uint64_t first = slot.rows.first_done_ps > 0 ? std::min(slot.rows.first_done_ps, at) : at;
   if (!slot.payload.is_response_ok()) {
-    try {
-      fail(*f.transfer, slot.span, slot.payload.get_response_status(), *f.what);
-    } catch (...) {
-      if (!f.error)
-        f.error = std::current_exception();
-    }
+    keep_failure(slot);
   } else if (!slot.writing) {
     // The write leaves with the first burst's data and carries the rest as it comes.
     slot.writing = true;

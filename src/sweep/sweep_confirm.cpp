@@ -1,6 +1,7 @@
 #include "sweep/sweep_confirm.h"
 
 #include "common/error.h"
+#include "common/publish.h"
 #include "sweep/sweep_results.h"
 
 #include <fmt/format.h>

@@ -118,13 +118,13 @@ Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoi
   // Each operand's traffic at its tiles' access pattern, where the operand lives.
   const AccessPattern a = low.a_access(c.mt, c.kt), b = low.b_access(c.kt, c.nt),
                       o = low.c_access(c.mt, c.nt);
-  const double a_loads = a_bytes / a.bytes(), b_loads = b_bytes / b.bytes();
+  const double a_loads = a.bytes() > 0 ? a_bytes / a.bytes() : 0, b_loads = b_bytes / b.bytes();
   e.load(cost, a, a_loads, 0);
   e.load(cost, b, b_loads, 1);
   e.store(cost, o, c_bytes / o.bytes());
-  e.descriptors = a_loads * static_cast<double>(low.a_descriptors(c.mt, c.kt)) + b_loads + e.blocks;
-  e.first_load_s = cost.exposed_seconds(
-      {{a.bytes(), static_cast<double>(low.a_descriptors(c.mt, c.kt)), 0}, {b.bytes(), 1, 1}});
+  e.descriptors = a_loads * low.a_descriptors(c.mt, c.kt) + b_loads + e.blocks;
+  e.first_load_s =
+      cost.exposed_seconds({{a.bytes(), low.a_descriptors(c.mt, c.kt), 0}, {b.bytes(), 1, 1}});
   e.last_store_s = cost.exposed_seconds({{o.bytes(), 1, CostModel::kResult}});
   return e;
 }

@@ -86,6 +86,55 @@ void input_band(uint64_t o0, uint64_t n, uint64_t stride, uint64_t pad, uint64_t
 }
 } // namespace
 
+namespace {
+// Byte offset of channel c0 of input pixel (h, w) of image `image` (NHWC).
+uint64_t pixel_at(const Window& g, uint64_t es, uint64_t image, uint64_t h, uint64_t w,
+                  uint64_t c0) {
+  return (((image * g.h + h) * g.w + w) * g.channels + c0) * es;
+}
+
+// Loads of input row h for output columns [ow0, ow0 + wt) when windows narrower than the
+// stride leave columns between them that no window reads: each window's s columns (clipped
+// to the input at the edges), those inside the input as one strided transfer (per tap
+// column when not all channels come). Returns the bytes appended.
+uint64_t gapped_row_loads(const Window& g, uint64_t es, uint64_t image, uint64_t h, uint64_t ow0,
+                          uint64_t wt, uint64_t c0, uint64_t cc, uint64_t sram,
+                          std::vector<TileTransfer>* out) {
+  const uint64_t C = g.channels, start = sram;
+  // Output columns whose window lies inside the input: [in0, in1).
+  const uint64_t in0 = std::max(ow0, ceil_div(g.pad, g.stride));
+  const uint64_t in1 =
+      g.w + g.pad < g.s ? in0 : std::min(ow0 + wt, (g.w + g.pad - g.s) / g.stride + 1);
+  const auto columns = [&](uint64_t a, uint64_t n, uint64_t count, uint64_t step) {
+    if (cc == C) {
+      out->push_back(make_transfer(0, pixel_at(g, es, image, h, a, 0), n * C * es, count,
+                                   step * C * es, sram));
+      sram += n * C * es * count;
+      return;
+    }
+    for (uint64_t j = 0; j < n; ++j) {
+      out->push_back(make_transfer(0, pixel_at(g, es, image, h, a + j, c0), cc * es, count,
+                                   step * C * es, sram));
+      sram += cc * es * count;
+    }
+  };
+  for (uint64_t ow = ow0; ow < ow0 + wt; ++ow) {
+    if (ow >= in0 && ow < in1) {
+      columns(ow * g.stride - g.pad, g.s, in1 - in0, g.stride);
+      ow = in1 - 1;
+      continue;
+    }
+    const int64_t a = static_cast<int64_t>(ow * g.stride) - static_cast<int64_t>(g.pad);
+    const auto lo = static_cast<uint64_t>(std::clamp<int64_t>(a, 0, static_cast<int64_t>(g.w)));
+    const auto hi = static_cast<uint64_t>(
+        std::clamp<int64_t>(a + static_cast<int64_t>(g.s), 0, static_cast<int64_t>(g.w)));
+    if (hi > lo)
+      columns(lo, hi - lo, 1, 1);
+  }
+  return sram - start;
+}
+} // namespace
+
 uint64_t patch_loads(const Window& g, uint64_t es, uint64_t image, uint64_t oh0, uint64_t rt,
                      uint64_t ow0, uint64_t wt, uint64_t c0, uint64_t cc, uint64_t sram,
                      std::vector<TileTransfer>* out) {
@@ -94,17 +143,37 @@ uint64_t patch_loads(const Window& g, uint64_t es, uint64_t image, uint64_t oh0,
   input_band(ow0, wt, g.stride, g.pad, g.s, g.w, &w0, &w1);
   if (h1 <= h0 || w1 <= w0)
     return 0; // the window only covers padding
-  const uint64_t C = g.channels;
-  if (cc == C) {
-    out->push_back(make_transfer(0, ((image * g.h + h0) * g.w + w0) * C * es, (w1 - w0) * C * es,
-                                 h1 - h0, g.w * C * es, sram));
-    return (h1 - h0) * (w1 - w0) * C * es;
+  const uint64_t C = g.channels, start = sram;
+  if (g.r >= g.stride && g.s >= g.stride) { // the windows leave no input row or column out
+    if (cc == C) {
+      out->push_back(make_transfer(0, pixel_at(g, es, image, h0, w0, 0), (w1 - w0) * C * es,
+                                   h1 - h0, g.w * C * es, sram));
+      return (h1 - h0) * (w1 - w0) * C * es;
+    }
+    // Whole input rows: every pixel of the band is C elements after the one before.
+    const bool whole_rows = w1 - w0 == g.w;
+    for (uint64_t h = h0; h < h1; h = whole_rows ? h1 : h + 1) {
+      const uint64_t pixels = whole_rows ? (h1 - h0) * g.w : w1 - w0;
+      out->push_back(
+          make_transfer(0, pixel_at(g, es, image, h, w0, c0), cc * es, pixels, C * es, sram));
+      sram += pixels * cc * es;
+    }
+    return sram - start;
   }
-  const uint64_t start = sram;
+  // Windows smaller than the stride: load only the input rows and columns they read.
   for (uint64_t h = h0; h < h1; ++h) {
-    out->push_back(make_transfer(0, (((image * g.h + h) * g.w + w0) * C + c0) * es, cc * es,
-                                 w1 - w0, C * es, sram));
-    sram += (w1 - w0) * cc * es;
+    if ((h + g.pad) % g.stride >= g.r)
+      continue;
+    if (g.s >= g.stride) {
+      const uint64_t n = w1 - w0;
+      out->push_back(
+          cc == C
+              ? make_transfer(0, pixel_at(g, es, image, h, w0, 0), n * C * es, 1, n * C * es, sram)
+              : make_transfer(0, pixel_at(g, es, image, h, w0, c0), cc * es, n, C * es, sram));
+      sram += n * cc * es;
+      continue;
+    }
+    sram += gapped_row_loads(g, es, image, h, ow0, wt, c0, cc, sram, out);
   }
   return sram - start;
 }

@@ -6,25 +6,21 @@
 
 namespace npu {
 
-/// Whether a row stays open after a RD/WR.
-class DramPagePolicy {
-public:
-  virtual ~DramPagePolicy() = default;
-  /// Whether the RD/WR just issued closes its row (becomes RDA/WRA); `row_wanted`: another
-  /// queued request (either queue) targets the row.
-  virtual bool auto_precharge(bool row_wanted) const = 0;
-};
+/// A page policy decides whether a row stays open after a RD/WR. Each policy class has
+///   bool auto_precharge(bool row_wanted) const: whether the RD/WR just issued closes its
+///     row (becomes RDA/WRA); `row_wanted`: another queued request (either queue) targets
+///     the row.
 
 /// `open`: rows stay open until a conflict or a refresh closes them.
-class OpenPagePolicy final : public DramPagePolicy {
+class OpenPagePolicy final {
 public:
-  bool auto_precharge(bool) const override { return false; }
+  bool auto_precharge(bool) const { return false; }
 };
 
 /// `closed`: every RD/WR auto-precharges unless another queued request wants the row.
-class ClosedPagePolicy final : public DramPagePolicy {
+class ClosedPagePolicy final {
 public:
-  bool auto_precharge(bool row_wanted) const override { return !row_wanted; }
+  bool auto_precharge(bool row_wanted) const { return !row_wanted; }
 };
 
 /// The page policies; the controller calls the one it holds through std::visit, once per

@@ -39,26 +39,20 @@ struct DramIssueLimits {
   bool any_held = false;
 };
 
-/// Chooses the next RD/WR/ACT/PRE from the active queue (DramQueues::write_mode). The
-/// controller tells it what changed; it keeps whatever bookkeeping it needs so that a
-/// decision is one call.
-class DramScheduler {
-public:
-  virtual ~DramScheduler() = default;
-  /// The served queue changed: choose every bank's command afresh.
-  virtual void rebuild() = 0;
-  /// A request entered the active queue at `slot`; true when it became its bank's choice.
-  virtual bool offer(int32_t slot) = 0;
-  /// The bank's open row or queued requests changed.
-  virtual void update_bank(uint32_t bank) = 0;
-  /// The bank's timers moved while its row and requests stayed (PREA, REF).
-  virtual void retime_bank(uint32_t bank) = 0;
-  /// The bank's choice and the earliest cycle it may issue; false when none or held.
-  virtual bool bank_candidate(uint32_t bank, const DramIssueLimits& limits,
-                              DramCandidate& out) const = 0;
-  /// Replaces `best` (a refresh command, or none) by a bank's choice that beats it.
-  virtual void choose(DramCandidate& best, const DramIssueLimits& limits) const = 0;
-};
+/// A DRAM scheduler chooses the next RD/WR/ACT/PRE from the active queue
+/// (DramQueues::write_mode). The controller tells it what changed; it keeps whatever
+/// bookkeeping it needs so that a decision is one call. Every scheduler class has these
+/// members (the controller holds one in DramSchedulers and calls it through std::visit):
+///   void rebuild(): the served queue changed; choose every bank's command afresh.
+///   bool offer(int32_t slot): a request entered the active queue at `slot`; true when it
+///     became its bank's choice.
+///   void update_bank(uint32_t bank): the bank's open row or queued requests changed.
+///   void retime_bank(uint32_t bank): the bank's timers moved while its row and requests
+///     stayed (PREA, REF).
+///   bool bank_candidate(uint32_t bank, const DramIssueLimits&, DramCandidate& out) const:
+///     the bank's choice and the earliest cycle it may issue; false when none or held.
+///   void choose(DramCandidate& best, const DramIssueLimits&) const: replaces `best` (a
+///     refresh command, or none) by a bank's choice that beats it.
 
 /// Keeps one choice per bank up to date as requests arrive and commands issue, so that a
 /// decision compares one command per bank; the command that can issue earliest wins, ties
@@ -66,16 +60,15 @@ public:
 /// else its oldest request, and row hits win ties. Otherwise FCFS: a bank offers its oldest
 /// request (DRAMSys's Fifo scheduler), and ties go by age alone. Either way a row opened for
 /// a request of the other queue stays its own until its RD/WR issues (Bank::opener).
-template <bool kRowHitsFirst> class BankQueueScheduler final : public DramScheduler {
+template <bool kRowHitsFirst> class BankQueueScheduler final {
 public:
   BankQueueScheduler(const DramTimingState& timing, const DramQueues& queues);
-  void rebuild() override;
-  bool offer(int32_t slot) override { return offer(m_queues.active(), slot); }
-  void update_bank(uint32_t bank) override;
-  void retime_bank(uint32_t bank) override;
-  bool bank_candidate(uint32_t bank, const DramIssueLimits& limits,
-                      DramCandidate& out) const override;
-  void choose(DramCandidate& best, const DramIssueLimits& limits) const override;
+  void rebuild();
+  bool offer(int32_t slot) { return offer(m_queues.active(), slot); }
+  void update_bank(uint32_t bank);
+  void retime_bank(uint32_t bank);
+  bool bank_candidate(uint32_t bank, const DramIssueLimits& limits, DramCandidate& out) const;
+  void choose(DramCandidate& best, const DramIssueLimits& limits) const;
 
 private:
   using Kind = DramTimingState::Kind;
@@ -105,7 +98,7 @@ using FcfsScheduler = BankQueueScheduler<false>;
 
 /// The schedulers that DramControllerConfig can choose. The controller holds one and calls
 /// it through std::visit: straight to the final class, so the calls of every request can be
-/// inlined. A new scheduler implements DramScheduler and joins this list and the factory.
+/// inlined. A new scheduler has the members listed above and joins this list and the factory.
 using DramSchedulers = std::variant<FrFcfsScheduler, FcfsScheduler>;
 
 /// The scheduler `kind` over `timing` and `queues` (which must outlive it).

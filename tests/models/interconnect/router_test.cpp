@@ -2,9 +2,9 @@
 // latency both ways, each target port serialised at its bandwidth, decode errors.
 #include "models/interconnect/router.h"
 #include "tests/models/model_test_util.h"
+#include "tests/models/stubs.h"
 
 #include <gtest/gtest.h>
-#include <tlm_utils/simple_target_socket.h>
 
 #include <cstdint>
 #include <vector>
@@ -15,27 +15,9 @@ namespace {
 using test::now_ps;
 using test::TestInitiator;
 
-// A target that answers at once and notes what it saw: the address and when the request
-// reached it (current time plus the annotated delay).
-class Probe : public sc_core::sc_module {
-public:
-  tlm_utils::simple_target_socket<Probe> socket;
-  struct Seen {
-    uint64_t addr;
-    uint64_t at_ps;
-  };
-  std::vector<Seen> seen;
-
-  explicit Probe(sc_core::sc_module_name name) : sc_module(name), socket("socket") {
-    socket.register_b_transport(this, &Probe::b_transport);
-  }
-
-private:
-  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    seen.push_back({p.get_address(), to_ps(sc_core::sc_time_stamp() + delay)});
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-};
+// The regions' targets answer at once and note what they saw: the address and when the
+// request reached them (current time plus the annotated delay).
+using Probe = test::StubTarget;
 
 constexpr uint64_t kHopPs = 2000;
 constexpr double kBytesPerS = 64e9; // 64 B per ns
@@ -44,7 +26,7 @@ constexpr double kBytesPerS = 64e9; // 64 B per ns
 struct Bench {
   InterconnectConfig config;
   Router router;
-  Probe a{"a"}, b{"b"};
+  Probe a{"a", {}}, b{"b", {}};
   Bench() : config(make_config()), router("router", config) {
     router.map(0x1000, 0x1000, "a");
     router.initiator.bind(a.socket);
@@ -98,7 +80,7 @@ TEST(Router, AnOverlapGoesToTheRegionMappedFirst) {
   test::use_ps_resolution();
   const InterconnectConfig config = Bench::make_config();
   Router router("router", config);
-  Probe a("a"), b("b");
+  Probe a("a", {}), b("b", {});
   router.map(0x1000, 0x2000, "a"); // [0x1000, 0x3000)
   router.initiator.bind(a.socket);
   router.map(0x2000, 0x2000, "b"); // [0x2000, 0x4000)

@@ -5,6 +5,7 @@
 #include "models/common/launch_observer.h"
 #include "models/common/tlm_util.h"
 #include "models/scheduler/scheduler.h"
+#include "tests/models/stubs.h"
 
 #include <gtest/gtest.h>
 #include <systemc>
@@ -106,32 +107,6 @@ public:
 // command area only through the address it is given.
 constexpr uint64_t kStubDdrBase = 0x2000'0000;
 
-// DDR holding the command rings: every access answers kMemPs later.
-class StubMemory : public sc_core::sc_module {
-public:
-  tlm_utils::simple_target_socket<StubMemory> socket;
-
-  StubMemory(sc_core::sc_module_name name, uint64_t bytes)
-      : sc_module(name), socket("socket"), data(bytes) {
-    socket.register_b_transport(this, &StubMemory::b_transport);
-  }
-
-  std::vector<uint8_t> data;
-
-private:
-  void b_transport(tlm::tlm_generic_payload& p, sc_core::sc_time& delay) {
-    EXPECT_GE(p.get_address(), kStubDdrBase);
-    const uint64_t at = p.get_address() - kStubDdrBase;
-    ASSERT_LE(at + p.get_data_length(), data.size());
-    if (p.is_read())
-      std::memcpy(p.get_data_ptr(), &data[at], p.get_data_length());
-    else
-      std::memcpy(&data[at], p.get_data_ptr(), p.get_data_length());
-    delay += ps(kMemPs);
-    p.set_response_status(tlm::TLM_OK_RESPONSE);
-  }
-};
-
 // The host: rings each queue's doorbell at time zero and takes the completions.
 class StubHost : public sc_core::sc_module, public CompletionSink {
 public:
@@ -204,7 +179,7 @@ struct Bench {
   SchedulerConfig config;
   CommandLayout layout;
   StubObserver observer;
-  StubMemory memory;
+  test::StubTarget memory; ///< DDR holding the command rings
   StubDma dma;
   std::vector<std::unique_ptr<StubUnit>> units;
   std::unique_ptr<Scheduler> scheduler;
@@ -216,8 +191,9 @@ struct Bench {
 
   Bench(const std::string& policy, const std::vector<uint64_t>& unit_ps,
         const std::vector<uint64_t>& resident = {})
-      : config(config_of(policy)), layout(layout_of(config)), memory("memory", layout.end()),
-        dma("dma"), written(config.hw_queues, 0) {
+      : config(config_of(policy)), layout(layout_of(config)),
+        memory("memory", {kMemPs, 0, kStubDdrBase, layout.end()}), dma("dma"),
+        written(config.hw_queues, 0) {
     for (size_t i = 0; i < unit_ps.size(); ++i)
       units.push_back(std::make_unique<StubUnit>(("unit" + std::to_string(i)).c_str(),
                                                  static_cast<int>(i), unit_ps[i],
@@ -261,9 +237,9 @@ struct Bench {
     const std::vector<uint8_t> block = encode_args(args);
     if (auto* k = std::get_if<KernelCommand>(&d.body))
       k->arg_bytes = static_cast<uint32_t>(block.size());
-    std::copy(block.begin(), block.end(), memory.data.begin() + layout.arg_addr(q, slot));
+    memory.memory.write(layout.arg_addr(q, slot), block.data(), block.size());
     const auto raw = d.encode();
-    std::copy(raw.begin(), raw.end(), memory.data.begin() + layout.descriptor_addr(q, slot));
+    memory.memory.write(layout.descriptor_addr(q, slot), raw.data(), raw.size());
     return d.command_id;
   }
   static KernelCommand kernel(uint64_t launch_id, uint32_t spans = 1) {

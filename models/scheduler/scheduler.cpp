@@ -25,6 +25,7 @@ Scheduler::Scheduler(sc_core::sc_module_name name, const SchedulerConfig& config
 void Scheduler::end_of_elaboration() {
   m_observer = launches.size() > 0 ? launches[0] : nullptr;
   m_unit_free.assign(static_cast<size_t>(units.size()), true);
+  m_free_units = static_cast<uint32_t>(units.size());
   if (m_config.max_running == 0)
     m_config.max_running = static_cast<uint32_t>(units.size());
 }
@@ -146,6 +147,7 @@ void Scheduler::fetch() {
     cmd.fetched_ps = to_ps(sc_core::sc_time_stamp());
     ++queue.fetch_index;
     ++m_fetched;
+    m_side_pending += kernel ? 0 : 1;
     queue.pending.push_back(std::move(cmd));
     m_max_pending = std::max<uint64_t>(m_max_pending, queue.pending.size());
     m_wake.notify(sc_core::SC_ZERO_TIME);
@@ -154,8 +156,9 @@ void Scheduler::fetch() {
 
 bool Scheduler::advance_queues() {
   bool progress = false;
-  for (uint32_t q = 0; q < m_queues.size(); ++q) {
-    Queue& queue = m_queues[q];
+  uint32_t q = 0;
+  for (auto it = m_queues.begin(); m_side_pending > 0 && it != m_queues.end(); ++it, ++q) {
+    Queue& queue = *it;
     while (!queue.running && !queue.pending.empty()) {
       Command& head = queue.pending.front();
       const CommandType type = head.desc.type();
@@ -175,6 +178,7 @@ bool Scheduler::advance_queues() {
       }
       Command cmd = std::move(head);
       queue.pending.pop_front();
+      --m_side_pending;
       progress = true;
       if (type == CommandType::Copy) {
         queue.running = true;
@@ -205,13 +209,13 @@ bool Scheduler::advance_queues() {
 void Scheduler::dispatch() {
   while (true) {
     bool progress = advance_queues();
-    uint32_t free_units =
-        static_cast<uint32_t>(std::count(m_unit_free.begin(), m_unit_free.end(), true));
+    const uint32_t free_units = m_free_units;
     std::vector<DispatchCandidate>& ready = m_ready;
     ready.clear();
     const bool slots = m_running.size() < m_config.max_running;
-    for (uint32_t q = 0; q < m_queues.size(); ++q) {
-      Queue& queue = m_queues[q];
+    uint32_t q = 0;
+    for (auto it = m_queues.begin(); it != m_queues.end(); ++it, ++q) {
+      Queue& queue = *it;
       if (queue.running || queue.pending.empty())
         continue;
       Command& head = queue.pending.front();
@@ -298,6 +302,7 @@ void Scheduler::start_kernel(uint32_t q) {
     const int u = chosen[i];
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
+    --m_free_units;
     units[u]->start(i + 1 < chosen.size() ? job : std::move(job),
                     [this, id](const UnitResult& r) { unit_done(id, r); });
   }
@@ -307,20 +312,22 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   const int unit = result.unit;
   sc_assert(unit >= 0 && unit < units.size() && !m_unit_free[static_cast<size_t>(unit)]);
   m_unit_free[static_cast<size_t>(unit)] = true;
+  ++m_free_units;
   const uint64_t launch = std::get<KernelCommand>(m_running.at(run_id).cmd.desc.body).launch_id;
   m_unit_release = {static_cast<int64_t>(launch), to_ps(sc_core::sc_time_stamp())};
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
-  m_wake.notify(sc_core::SC_ZERO_TIME);
   Running& run = m_running.at(run_id);
   if (m_observer)
     m_observer->unit_done(launch, UnitPart{static_cast<uint32_t>(unit), result.resident_ps,
                                            result.finished_ps, result.ifetch_stall_ps, result.macs,
                                            result.vector_ops, result.dram_bytes, result.mac_roof_ps,
                                            result.compute_roof_ps});
-  if (--run.remaining > 0)
+  if (--run.remaining > 0) {
+    wake_dispatcher();
     return;
+  }
   Running done = std::move(run);
   m_running.erase(run_id);
   if (m_trace) {
@@ -337,6 +344,17 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   queue.running = false;
   ++queue.kernels;
   complete(done.cmd, static_cast<int64_t>(launch));
+  wake_dispatcher();
+}
+
+void Scheduler::wake_dispatcher() {
+  // With no command waiting in any queue a wake would find nothing to do: skip it (the
+  // next fetched command wakes the dispatcher itself).
+  bool waiting = m_side_pending > 0;
+  for (auto it = m_queues.begin(); !waiting && it != m_queues.end(); ++it)
+    waiting = !it->running && !it->pending.empty();
+  if (waiting)
+    m_wake.notify(sc_core::SC_ZERO_TIME);
 }
 
 void Scheduler::run_copy(Command cmd, Release cause) {

@@ -155,6 +155,8 @@ private:
   bool advance_queues();
   void start_kernel(uint32_t queue);
   void unit_done(uint64_t run_id, const UnitResult& result);
+  /// Wakes the dispatcher after a unit was freed, unless no queue holds a command.
+  void wake_dispatcher();
   void run_copy(Command cmd, Release cause);
   void copy(const Command& cmd, Release cause);
   /// What let queue `q`'s head `cmd` start now: whichever came last of its arrival
@@ -182,6 +184,10 @@ private:
   uint64_t m_period_ps;
   std::deque<Queue> m_queues; ///< a deque: queues hold registered statistics
   std::vector<bool> m_unit_free;
+  uint32_t m_free_units = 0; ///< how many of m_unit_free are true
+  /// Fetched copies and event commands not yet taken from their queues: advance_queues()
+  /// has nothing to do while there are none.
+  uint64_t m_side_pending = 0;
   std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
   std::map<uint64_t, Running> m_running;

@@ -5,25 +5,39 @@
 namespace npu {
 namespace {
 
+// Descriptors are little-endian: on a little-endian host a field is a plain copy (the
+// byte loops below cost more than the rest of a launch's decode).
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+template <typename T> void put(uint8_t* p, T v) {
+  if constexpr (kLittleEndian) {
+    std::memcpy(p, &v, sizeof v);
+  } else {
+    for (size_t i = 0; i < sizeof v; ++i)
+      p[i] = static_cast<uint8_t>(v >> (8 * i));
+  }
+}
+template <typename T> T get(const uint8_t* p) {
+  T v = 0;
+  if constexpr (kLittleEndian) {
+    std::memcpy(&v, p, sizeof v);
+  } else {
+    for (size_t i = 0; i < sizeof v; ++i)
+      v |= static_cast<T>(static_cast<T>(p[i]) << (8 * i));
+  }
+  return v;
+}
 void put32(uint8_t* p, uint32_t v) {
-  for (int i = 0; i < 4; ++i)
-    p[i] = static_cast<uint8_t>(v >> (8 * i));
+  put(p, v);
 }
 void put64(uint8_t* p, uint64_t v) {
-  for (int i = 0; i < 8; ++i)
-    p[i] = static_cast<uint8_t>(v >> (8 * i));
+  put(p, v);
 }
 uint32_t get32(const uint8_t* p) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= static_cast<uint32_t>(p[i]) << (8 * i);
-  return v;
+  return get<uint32_t>(p);
 }
 uint64_t get64(const uint8_t* p) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i)
-    v |= static_cast<uint64_t>(p[i]) << (8 * i);
-  return v;
+  return get<uint64_t>(p);
 }
 
 /// The four type-dependent words of a descriptor (bytes 16..47), arg_bytes and units.

@@ -180,14 +180,6 @@ char* put_ns(char* p, uint64_t ps) {
   return p;
 }
 
-// Writes a text field as csv_field() quotes it, without a copy when it needs none.
-void write_csv_field(std::ostream& out, const std::string& field) {
-  if (field.find_first_of(",\"") == std::string::npos && is_printable(field))
-    out.write(field.data(), static_cast<std::streamsize>(field.size()));
-  else
-    out << report_detail::csv_field(field);
-}
-
 } // namespace
 
 std::string format_ns(uint64_t ps) {
@@ -403,9 +395,49 @@ void write_launches_csv_header(std::ostream& out) {
 
 namespace {
 
+// A row of launches.csv in the making: fields go into a buffer written out when full
+// and at the end of the row (one stream call per row, where each call costs about as
+// much as formatting a field).
+class RowBuffer {
+public:
+  explicit RowBuffer(std::ostream& out) : m_out(out) {}
+  /// Room for `n` more characters (n <= kBytes).
+  char* room(size_t n) {
+    if (m_p + n > m_text + kBytes)
+      flush();
+    return m_p;
+  }
+  void done(char* p) { m_p = p; }
+  void put(char c) {
+    *room(1) = c;
+    ++m_p;
+  }
+  /// A text field, quoted as csv_field() quotes it where it must be.
+  void field(const std::string& text) {
+    if (text.size() <= kBytes / 4 && text.find_first_of(",\"") == std::string::npos &&
+        is_printable(text)) {
+      char* p = room(text.size());
+      done(std::copy(text.begin(), text.end(), p));
+      return;
+    }
+    flush();
+    m_out << report_detail::csv_field(text);
+  }
+  void flush() {
+    m_out.write(m_text, m_p - m_text);
+    m_p = m_text;
+  }
+
+private:
+  static constexpr size_t kBytes = 1024;
+  std::ostream& m_out;
+  char m_text[kBytes];
+  char* m_p = m_text;
+};
+
 // The last three columns: each unit's number, t4 and t5, ';'-separated in the same
 // order. A record without spans (made by hand) ran on `unit` alone, if anywhere.
-void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
+void write_unit_spans(RowBuffer& row, const LaunchRecord& r) {
   const UnitSpan alone{static_cast<uint32_t>(std::max(r.unit, 0)), r.at[Stamp::Resident],
                        r.at[Stamp::Finished]};
   const UnitSpan* begin = r.unit_spans.data();
@@ -415,29 +447,18 @@ void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
     end = begin + 1;
   }
   constexpr size_t kRoom = 26; // a separator and one value
-  char text[16 * kRoom];
-  char* p = text;
-  const auto make_room = [&] {
-    if (p + kRoom > text + sizeof text) {
-      out.write(text, p - text);
-      p = text;
-    }
-  };
   for (int column = 0; column < 3; ++column) {
-    make_room();
-    *p++ = ',';
+    row.put(',');
     for (const UnitSpan* s = begin; s != end; ++s) {
-      make_room();
+      char* p = row.room(kRoom);
       if (s != begin)
         *p++ = ';';
-      p = column == 0   ? std::to_chars(p, p + 12, s->unit).ptr
-          : column == 1 ? put_ns(p, s->resident_ps)
-                        : put_ns(p, s->finished_ps);
+      row.done(column == 0   ? std::to_chars(p, p + 12, s->unit).ptr
+               : column == 1 ? put_ns(p, s->resident_ps)
+                             : put_ns(p, s->finished_ps));
     }
   }
-  make_room();
-  *p++ = '\n';
-  out.write(text, p - text);
+  row.put('\n');
 }
 
 } // namespace
@@ -445,14 +466,15 @@ void write_unit_spans(std::ostream& out, const LaunchRecord& r) {
 void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
   // One row per launch, written while the simulation runs: built without a format
   // string or temporaries (formatting once cost more than the launch it records).
-  char text[24 * 19];
-  char* p = std::to_chars(text, text + 20, r.launch_id).ptr;
+  RowBuffer row(out);
+  char* p = row.room(24);
+  p = std::to_chars(p, p + 20, r.launch_id).ptr;
   *p++ = ',';
-  out.write(text, p - text);
-  write_csv_field(out, r.kernel);
-  out.put(',');
-  write_csv_field(out, r.stream);
-  p = text;
+  row.done(p);
+  row.field(r.kernel);
+  row.put(',');
+  row.field(r.stream);
+  p = row.room(24 * 19);
   *p++ = ',';
   p = std::to_chars(p, p + 12, r.unit).ptr;
   for (const uint64_t t : r.at) {
@@ -469,8 +491,9 @@ void write_launches_csv_row(std::ostream& out, const LaunchRecord& r) {
     *p++ = ',';
     p = std::to_chars(p, p + 20, cause).ptr;
   }
-  out.write(text, p - text);
-  write_unit_spans(out, r);
+  row.done(p);
+  write_unit_spans(row, r);
+  row.flush();
 }
 
 void write_launches_csv(std::ostream& out, const std::vector<LaunchRecord>& launches) {

@@ -10,8 +10,9 @@ namespace {
 // The first `count` free units in the order given by `better`.
 template <typename Better>
 std::vector<int> best_free(const std::vector<UnitView>& units, uint32_t count, Better better) {
-  std::vector<const UnitView*> free;
-  free.reserve(units.size());
+  // Scratch kept between calls: a dispatch allocates nothing here but its answer.
+  thread_local std::vector<const UnitView*> free;
+  free.clear();
   for (const auto& u : units)
     if (u.free)
       free.push_back(&u);

@@ -228,6 +228,9 @@ void OutputPath::claim(const std::string& path, const std::vector<std::string>& 
 
 void OutputPath::lock() {
   m_lock_path = sibling(m_target, ".lock");
+  // Held from creating the lock file to listing it for removal: an interrupt in between
+  // would leave the file behind.
+  const auto guard = lock_temp_outputs();
   for (int attempt = 0;; ++attempt) {
     const int fd = ::open(m_lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0)

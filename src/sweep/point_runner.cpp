@@ -416,12 +416,18 @@ int run_points(const fs::path& out_dir, const Plan& plan, const std::vector<size
 Captured run_capture(const std::vector<std::string>& argv, uint64_t timeout_ms) {
   Captured c;
   char dir_template[] = "/tmp/npusim-cmd.XXXXXX";
-  const char* dir = ::mkdtemp(dir_template);
+  const char* dir = nullptr;
+  {
+    // Made and listed for removal at once: an interrupt in between would leave it behind.
+    const auto guard = lock_temp_outputs();
+    dir = ::mkdtemp(dir_template);
+    if (dir)
+      remove_if_stopped(dir);
+  }
   if (!dir) {
     c.err = fmt::format("cannot create a temporary directory: {}", std::strerror(errno));
     return c;
   }
-  remove_if_stopped(dir);
   const fs::path out = fs::path(dir) / "out", err = fs::path(dir) / "err";
   const pid_t pid = spawn(argv, out, err, true);
   const auto start = Clock::now();

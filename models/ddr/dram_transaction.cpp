@@ -57,6 +57,7 @@ TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfi
   const auto high = static_cast<uint64_t>(std::ceil(config.write_high * config.write_queue));
   const auto low = static_cast<uint64_t>(config.write_low * config.write_queue);
   m_write_batch = std::max<uint64_t>(1, high > low ? high - low : 1);
+  m_piece_window = uint64_t{std::max(config.read_queue, config.write_queue)} * m_slot_s;
   const auto field_mask = [&](DramField f) {
     return ((uint64_t{1} << mapper.bits(f)) - 1) << mapper.shift(f);
   };
@@ -89,8 +90,13 @@ DramTransactionDone TransactionDram::serve(const DramTransaction& t) {
 void TransactionDram::serve_batch(const std::vector<DramTransaction>& batch,
                                   std::vector<DramTransactionDone>& done) {
   done.assign(batch.size(), DramTransactionDone{});
-  for (const DramTransaction& t : batch)
+  // The batch's earliest arrival: no run served later asks for the buses or the activation
+  // windows before it, so what ends before it there may be forgotten, and nothing after it.
+  m_horizon = UINT64_MAX;
+  for (const DramTransaction& t : batch) {
     m_last_arrival = std::max(m_last_arrival, t.arrival);
+    m_horizon = std::min(m_horizon, t.arrival);
+  }
   m_formed.clear();
   for (size_t i = 0; i < batch.size(); ++i)
     form_runs(batch[i], static_cast<uint32_t>(i));
@@ -171,7 +177,10 @@ void TransactionDram::add_line(uint64_t addr, uint64_t arrival, bool first_unit,
   const uint64_t key = addr & m_key_mask;
   const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
   Run& r = m_runs[c];
-  if (r.lines > 0 && r.key != key) {
+  // A run ends at another row, or once its lines have arrived over longer than the
+  // controller's queue takes to drain: lines that arrive later are served when they arrive,
+  // in order of arrival with the other transactions' runs, not booked ahead of them.
+  if (r.lines > 0 && (r.key != key || arrival > r.first_arrival + m_piece_window)) {
     m_formed.push_back(r);
     r.lines = 0;
   }
@@ -246,7 +255,7 @@ TransactionDram::Served TransactionDram::serve_run(Run& r) {
 }
 
 uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32_t n,
-                                         uint64_t c0, uint32_t& opened) {
+                                         uint64_t c0, uint64_t last_arrival, uint32_t& opened) {
   const uint32_t rank = rank_of(r.key);
   const uint32_t bank = bank_of(r.key);
   uint64_t start = c0;
@@ -257,7 +266,13 @@ uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t fro
       Bank& b = ch.banks[bank_index(rank, g, bank)];
       uint64_t ready;
       if (b.row == r.key) {
-        ready = std::max(c0, b.col_ready);
+        ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
+      } else if (const uint64_t fit = closed_row_fit(b, r, n, c0, last_arrival); fit != kNoRow) {
+        ready = fit; // a row hit in its calendar, before the rows opened since
+      } else if (const uint64_t gap = open_between(ch, b, r, g, n, c0, last_arrival);
+                 gap != kNoRow) {
+        ready = gap;
+        ++opened;
       } else {
         ready = open_row(ch, rank, g, bank, r.key, c0);
         ++opened;
@@ -268,6 +283,55 @@ uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t fro
     }
   }
   return start;
+}
+
+uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uint32_t n, uint64_t c0,
+                                         uint64_t last_arrival) const {
+  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open)
+    return kNoRow;
+  // Its columns go at the pace of one bank group; the last one a clock after its line came.
+  const uint64_t tail = uint64_t{n - 1} * m_slot_l;
+  const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
+  for (const OpenSpan& span : b.closed) {
+    if (span.row != r.key || span.pre < recovery)
+      continue;
+    uint64_t first = std::max(c0, span.col_from);
+    first = std::max(first, last_arrival + 1 > tail ? last_arrival + 1 - tail : 0);
+    if (first + tail <= span.pre - recovery)
+      return first;
+  }
+  return kNoRow;
+}
+
+uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint32_t group,
+                                       uint32_t n, uint64_t c0, uint64_t last_arrival) {
+  // Only an access older than the one that opened the row goes before it (FR-FCFS serves
+  // the oldest of the misses first).
+  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open || b.row == kNoRow ||
+      b.open_act <= c0 || b.open_at <= c0)
+    return kNoRow;
+  OpenSpan& last = b.closed[(b.next_closed + kSpans - 1) % kSpans];
+  if (last.row == kNoRow || last.pre + m_t.RP > b.open_act || last.pre <= c0)
+    return kNoRow; // the open row's ACT does not follow the last one's PRE
+  const uint64_t tail = uint64_t{n - 1} * m_slot_l;
+  const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
+  uint64_t at = std::max({c0, last.pre_min + m_t.RP, last.act + m_t.RC});
+  at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  Rank& rk = ch.ranks[rank_of(r.key)];
+  const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
+  const uint64_t col = act + m_t.RCD;
+  const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
+  if (pre + m_t.RP > b.open_act || act + m_t.RC > b.open_act)
+    return kNoRow;
+  place_act(rk, group, act, std::min(c0, m_horizon));
+  // The row before closes at tRP before this ACT; this one closes tRP before the open row's.
+  last.pre = act - m_t.RP;
+  b.closed[b.next_closed] = OpenSpan{r.key, act, col, pre, b.open_act - m_t.RP};
+  b.next_closed = (b.next_closed + 1) % kSpans;
+  ++ch.stats.activates;
+  ++ch.stats.row_misses;
+  ++ch.precharges;
+  return col;
 }
 
 uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t n,
@@ -349,7 +413,7 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   // Open the row in every bank group the run touches; its first column waits for the
   // banks, each by the place of its first line in the run (bank groups take turns).
   uint32_t opened = 0;
-  uint64_t start = open_run_banks(ch, r, from, n, c0, opened);
+  uint64_t start = open_run_banks(ch, r, from, n, c0, last_arrival, opened);
   // Columns: tCCD_S between bank groups, tCCD_L within one, one command per clock (the
   // ACTs and PREs share the command bus).
   const uint64_t same = r.lines > 1 ? uint64_t{r.same_group} * (n - 1) / (r.lines - 1) : 0;
@@ -385,7 +449,7 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   }
   ch.bus.add(data - margin, busy + margin);
   if (ch.bus.size() > 64)
-    ch.bus.forget_before(c0);
+    ch.bus.forget_before(std::min(c0, m_horizon));
   book_banks(ch, r, first_col, first_col + busy - m_burst);
   count_part(ch, is_write, k, n, opened, data, busy, from_arrival, last_arrival);
   if (from < r.first_lines) {
@@ -419,17 +483,21 @@ uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, u
     ++ch.stats.row_misses;
     act_at = std::max(at, b.act_ready);
   }
-  const uint64_t act = place_act(rk, group, act_at, at);
+  const uint64_t act = place_act(rk, group, act_at, std::min(at, m_horizon));
   b.row = row;
   b.act_ready = act + m_t.RC;
   b.pre_ready = std::max(b.pre_ready, act + m_t.RAS);
   b.col_ready = std::max(b.col_ready, act + m_t.RCD);
+  b.open_act = act;
+  b.open_at = at;
+  b.open_col = b.col_ready;
   ++ch.stats.activates;
   open_bank(rk, act);
   return b.col_ready;
 }
 
-uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival) {
+uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival,
+                                    bool book) {
   auto& acts = rk.acts;
   // ACTs this old no longer constrain one of this or a later arrival.
   const uint64_t reach = std::max<uint64_t>(m_t.FAW, m_t.RRD_L);
@@ -465,7 +533,8 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
         fits = fits && acts[j + 3].at - acts[j].at >= m_t.FAW;
     }
     if (g + 1 >= n || (fits && lo <= hi)) {
-      acts.insert(acts.begin() + (g + 1), Act{lo, group});
+      if (book)
+        acts.insert(acts.begin() + (g + 1), Act{lo, group});
       return lo;
     }
   }
@@ -505,6 +574,8 @@ void TransactionDram::refresh(Channel& ch, uint32_t rank) {
 }
 
 void TransactionDram::close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at) {
+  b.closed[b.next_closed] = OpenSpan{b.row, b.open_act, b.open_col, b.pre_ready, at};
+  b.next_closed = (b.next_closed + 1) % kSpans;
   b.row = kNoRow;
   b.act_ready = std::max(b.act_ready, at + m_t.RP);
   ++ch.precharges;

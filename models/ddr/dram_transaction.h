@@ -87,11 +87,27 @@ private:
   static constexpr uint64_t kNoRow = std::numeric_limits<uint64_t>::max();
   static constexpr uint32_t kGroupWords = 4; ///< bank groups up to 256, as bits
 
+  /// A row a bank held open and has closed since: columns to it fit from `col_from` until
+  /// the PRE at `pre` (less tRTP or write recovery) without moving what came after.
+  struct OpenSpan {
+    uint64_t row = kNoRow;
+    uint64_t act = 0;      ///< its ACT
+    uint64_t col_from = 0; ///< its first column at the earliest
+    uint64_t pre_min = 0;  ///< the earliest PRE its own columns allowed
+    uint64_t pre = 0;      ///< its PRE
+  };
+  static constexpr uint32_t kSpans = 4; ///< closed rows a bank remembers
+  /// A bank's state after what is booked, and its calendar: the rows it closed last.
   struct Bank {
     uint64_t row = kNoRow;  ///< the run key of its open row
     uint64_t act_ready = 0; ///< earliest ACT (tRC, tRP after a PRE, refresh)
     uint64_t pre_ready = 0; ///< earliest PRE (tRAS, tRTP, write recovery)
     uint64_t col_ready = 0; ///< earliest RD/WR (tRCD, tCCD_L)
+    uint64_t open_act = 0;  ///< the ACT of its open row
+    uint64_t open_at = 0;   ///< when the access that opened it could first issue
+    uint64_t open_col = 0;  ///< when its open row took its first column at the earliest
+    std::array<OpenSpan, kSpans> closed{}; ///< its latest closed rows, a ring
+    uint32_t next_closed = 0;
   };
   /// A recent ACT of a rank: clock and bank group.
   struct Act {
@@ -173,7 +189,17 @@ private:
   /// Opens run `r`'s row in each bank group it touches (counting them in `opened`); returns
   /// the earliest clock its first column of lines [from, from + n) may issue.
   uint64_t open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32_t n, uint64_t c0,
-                          uint32_t& opened);
+                          uint64_t last_arrival, uint32_t& opened);
+  /// A column window in a row `b` held open before (its calendar) for `n` lines of run `r`
+  /// from `c0` whose last line arrives at `last_arrival`: the earliest first column, or
+  /// kNoRow when none fits.
+  uint64_t closed_row_fit(const Bank& b, const Run& r, uint32_t n, uint64_t c0,
+                          uint64_t last_arrival) const;
+  /// Opens run `r`'s row in bank `b` (group `group`) between the row it closed last and its
+  /// open row, when the access is older than the one that opened that row and both allow
+  /// (the earlier row closes sooner); returns its first column, or kNoRow.
+  uint64_t open_between(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n, uint64_t c0,
+                        uint64_t last_arrival);
   /// Clocks the data bus idles before `n` lines of this direction on `rank` (turnarounds).
   uint64_t turnaround(const Channel& ch, bool is_write, uint32_t n, uint32_t rank) const;
   /// The banks of run `r` after its columns from `first_col` to `last_col`.
@@ -188,7 +214,7 @@ private:
   /// The earliest clock >= `at` at which `rank` may take an ACT to `group` among the ACTs
   /// already booked (tRRD_S/L, tFAW); books it. ACTs before `arrival` (that of the access
   /// asking, which later ones do not precede) by more than the windows are forgotten.
-  uint64_t place_act(Rank& rank, uint32_t group, uint64_t at, uint64_t arrival);
+  uint64_t place_act(Rank& rank, uint32_t group, uint64_t at, uint64_t arrival, bool book = true);
   /// Applies every refresh of `rank` due at or before `at`.
   void refresh_until(Channel& ch, uint32_t rank, uint64_t at);
   void refresh(Channel& ch, uint32_t rank);
@@ -208,11 +234,12 @@ private:
   DramTiming m_t;
   DramControllerConfig m_config;
   const AddressMapper& m_mapper;
-  uint64_t m_burst;       ///< clocks a line holds the data bus
-  uint64_t m_slot_s;      ///< clocks between lines of other bank groups
-  uint64_t m_slot_l;      ///< clocks between lines of one bank group
-  uint64_t m_write_batch; ///< writes the controller drains per turnaround
-  uint64_t m_key_mask;    ///< address bits of rank, bank and row
+  uint64_t m_burst;        ///< clocks a line holds the data bus
+  uint64_t m_slot_s;       ///< clocks between lines of other bank groups
+  uint64_t m_slot_l;       ///< clocks between lines of one bank group
+  uint64_t m_write_batch;  ///< writes the controller drains per turnaround
+  uint64_t m_piece_window; ///< clocks of arrivals one run may span (a queue's drain)
+  uint64_t m_key_mask;     ///< address bits of rank, bank and row
   uint32_t m_group_shift = 0, m_group_mask = 0;
   uint32_t m_rank_shift = 0, m_rank_mask = 0;
   uint32_t m_bank_shift = 0, m_bank_mask = 0;
@@ -224,6 +251,7 @@ private:
   std::vector<uint8_t> m_booked;             ///< scratch: run served (by place in m_order)
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served
+  uint64_t m_horizon = 0;                    ///< the earliest arrival of the batch served
 };
 
 } // namespace npu

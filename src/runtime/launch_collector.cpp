@@ -25,6 +25,7 @@ void LaunchCollector::called(uint64_t launch_id, const LaunchCall& call, uint64_
   if (launch_id != count())
     throw std::logic_error("launch " + std::to_string(launch_id) + " called out of order");
   m_open.emplace_back();
+  m_called.store(launch_id + 1, std::memory_order_relaxed);
   LaunchRecord& rec = m_open.back().record;
   rec.launch_id = launch_id;
   rec.kernel = m_kernel_name(call.kernel);

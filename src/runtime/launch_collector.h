@@ -4,6 +4,7 @@
 #include "models/common/launch_record.h"
 #include "models/common/trace.h"
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -39,6 +40,8 @@ public:
   void flush();
   /// Launches called so far.
   uint64_t count() const { return m_base + m_open.size(); }
+  /// The same, safe to read from another thread (a progress line).
+  uint64_t called_so_far() const { return m_called.load(std::memory_order_relaxed); }
   std::vector<LaunchRecord>& records() { return m_kept; }
 
   void called(uint64_t launch_id, const LaunchCall& call, uint64_t called_ps) override;
@@ -76,6 +79,7 @@ private:
   /// While tracing: each launch's record as it stood when submitted, until its call
   /// returns (a synchronous launch's record may be gone by then).
   std::unordered_map<uint64_t, LaunchRecord> m_submitted;
+  std::atomic<uint64_t> m_called{0};
 };
 
 } // namespace npu

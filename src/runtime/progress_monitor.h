@@ -13,12 +13,17 @@ namespace npu {
 
 /// Stops a run whose simulated time stands still while the kernel keeps running processes:
 /// a loop of zero-time waits or notifications that --max-sim-time can never reach. While a
-/// run lasts (start() to stop()), a background thread asks for a look every few hundred
-/// milliseconds of wall time (async_request_update, the kernel's thread-safe entry); the
-/// look itself runs in the simulation, between two delta cycles. When `max_deltas` delta
-/// cycles have passed without simulated time advancing, it ends the run the way a failed
-/// process does (guarded(): a SimulationError, then sc_pause) with a message that says where
-/// time stopped and, from `describe`, what the platform was doing.
+/// run lasts (start() to stop()), a background thread watches it every few hundred
+/// milliseconds of wall time. It reads the kernel's simulated time and delta count without
+/// entering the simulation, so that a run that makes progress is never touched: a request
+/// into the kernel (async_request_update) is itself pending activity, which blocks that ask
+/// for it (the DMA engine's look-ahead) would see at a wall-clock instant, and the results
+/// would depend on the machine's speed. Only when `max_deltas` delta cycles have passed
+/// without simulated time advancing, or when the watch asks to stop, does the thread ask
+/// for a look; the look runs in the simulation (between two delta cycles), checks again and
+/// ends the run the way a failed process does (guarded(): a SimulationError, then sc_pause)
+/// with a message that says where time stopped and, from `describe`, what the platform was
+/// doing.
 class ProgressMonitor : public sc_core::sc_prim_channel {
 public:
   /// More delta cycles at one instant than any real workload needs (a launch takes a few).
@@ -29,16 +34,17 @@ public:
   ProgressMonitor(const ProgressMonitor&) = delete;
   ProgressMonitor& operator=(const ProgressMonitor&) = delete;
 
-  /// Calls `look` at each look, in the simulation (between two delta cycles): a progress
-  /// line reads the simulated time and the launches there.
-  void set_on_look(std::function<void()> look) { m_on_look = std::move(look); }
+  /// Calls `look` every period from the watching thread with the simulated time (read
+  /// outside the simulation: a progress line); whatever it reads must be safe to read there.
+  void set_on_look(std::function<void(uint64_t sim_ps)> look) { m_on_look = std::move(look); }
 
   /// Starts and stops the background thread (around sc_start).
   void start();
   void stop();
-  /// Asked at every look (in the simulation): a non-empty answer ends the run the way a
-  /// standstill does, with that message. For an embedding program's own limits (a wall-clock
-  /// limit, an interrupt) where ending the process is not an option.
+  /// Asked every period from the watching thread: a non-empty answer ends the run (at the
+  /// next look, in the simulation) the way a standstill does, with that message. For an
+  /// embedding program's own limits (a wall-clock limit, an interrupt) where ending the
+  /// process is not an option.
   void set_watch(std::function<std::string()> watch) { m_watch = std::move(watch); }
 
 private:
@@ -46,11 +52,14 @@ private:
   void tick();
 
   std::function<std::string()> m_describe;
-  std::function<void()> m_on_look;
+  std::function<void(uint64_t)> m_on_look;
   std::function<std::string()> m_watch;
   uint64_t m_max_deltas;
-  uint64_t m_time_ps = ~uint64_t{0}; ///< simulated time at the last look
+  // Written by the watching thread under m_mutex, read by the look.
+  uint64_t m_time_ps = ~uint64_t{0}; ///< simulated time at the last sample
   uint64_t m_deltas = 0;             ///< delta count when time last moved
+  std::string m_stop_message;        ///< the watch's answer, when it asked to stop
+  bool m_look_asked = false;
   std::mutex m_mutex;
   std::condition_variable m_wake;
   bool m_stop = false;

@@ -100,8 +100,8 @@ void Simulation::show_progress(uint64_t total_launches) {
   m_progress = std::make_unique<ProgressLine>("launches", true);
   if (!m_progress->enabled())
     return;
-  m_monitor->set_on_look([this, total_launches] {
-    m_progress->update(m_launches.count(), total_launches, to_ps(sc_core::sc_time_stamp()));
+  m_monitor->set_on_look([this, total_launches](uint64_t sim_ps) {
+    m_progress->update(m_launches.called_so_far(), total_launches, sim_ps);
   });
 }
 

@@ -4,6 +4,7 @@
 // at the end of a run. Each TEST runs one simulation (one per process).
 #include "cli/app.h"
 #include "common/error.h"
+#include "runtime/progress_monitor.h"
 #include "runtime/runtime.h"
 #include "runtime/simulation.h"
 #include "tests/integration/platform_yaml.h"
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -56,6 +58,37 @@ TEST(RuntimeProgress, ALoopAtZeroSimulatedTimeIsStoppedAndNamed) {
   EXPECT_EQ(e, "simulation stuck at 5 ns: over 1000000 delta cycles without simulated time "
                "advancing, so --max-sim-time could never end it; the host is running its "
                "program");
+}
+
+// The monitor's looks never show in the simulation: a block that asks the kernel whether
+// anything else is due (the DMA engine's look-ahead) sees nothing from it, so a run's
+// results do not depend on how fast the machine runs it. A process that steps time for
+// about a second of wall time (four periods of the monitor) finds no pending activity at
+// any step.
+struct Stepper : sc_core::sc_module {
+  SC_HAS_PROCESS(Stepper);
+  explicit Stepper(sc_core::sc_module_name name) : sc_module(name) { SC_THREAD(step); }
+  void step() {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(1100);
+    while (std::chrono::steady_clock::now() < end) {
+      sc_core::wait(1, sc_core::SC_NS);
+      ++steps;
+      if (sc_core::sc_time_to_pending_activity() == sc_core::SC_ZERO_TIME)
+        ++seen;
+    }
+  }
+  uint64_t steps = 0;
+  uint64_t seen = 0;
+};
+
+TEST(RuntimeProgress, TheMonitorIsNeverPendingActivity) {
+  ProgressMonitor monitor([] { return std::string(); });
+  Stepper stepper("stepper");
+  monitor.start();
+  sc_core::sc_start();
+  monitor.stop();
+  EXPECT_GT(stepper.steps, 1000u);
+  EXPECT_EQ(stepper.seen, 0u);
 }
 
 // A C++ program's kernels get the checks a YAML testbench's get: a conv2d of 2^72 im2col

@@ -16,9 +16,9 @@ namespace npu {
 /// run lasts (start() to stop()), a background thread watches it every few hundred
 /// milliseconds of wall time. It reads the kernel's simulated time and delta count without
 /// entering the simulation, so that a run that makes progress is never touched: a request
-/// into the kernel (async_request_update) is itself pending activity, which blocks that ask
-/// for it (the DMA engine's look-ahead) would see at a wall-clock instant, and the results
-/// would depend on the machine's speed. Only when `max_deltas` delta cycles have passed
+/// into the kernel (async_request_update) is itself pending activity, which a block asking
+/// the kernel for it (the DMA engine's look-ahead) would see at a wall-clock instant, making
+/// the results depend on the machine's speed. Only when `max_deltas` delta cycles have passed
 /// without simulated time advancing, or when the watch asks to stop, does the thread ask
 /// for a look; the look runs in the simulation (between two delta cycles), checks again and
 /// ends the run the way a failed process does (guarded(): a SimulationError, then sc_pause)

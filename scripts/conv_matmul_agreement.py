@@ -3,7 +3,7 @@
 scalesim_compute.csv) and the matmul of its lowered GEMM (m = images x Ho x Wo,
 n = filters, k = C x R x S) through the whole platform, on every shipped reference config,
 every dataflow, with the operands in DDR or in SRAM, and prints the ratio of their execute
-phases and whether each kernel's printed roofline bound stays below its execute.
+phases (each kernel runs twice; the faster launch counts) and whether each kernel's printed roofline bound stays below its execute.
 
 conv2d runs with `compute.conv_lowering=im2col` (the lowering that is the same GEMM; per_tap
 pads each tap's channels to the array and so is a different GEMM by design). SRAM cases
@@ -16,15 +16,18 @@ input once, not the R x S-times larger im2col matrix.
 
 About 1,100 runs of two small kernels: a few minutes on two cores.
 
-A 1 x 1 conv2d at stride 1 without padding reads its input as the matmul reads A (the
-NHWC input is the im2col matrix), so the two must agree: with --check the exit status is 1
-unless every such case plans the same tiling as its matmul (tile shape, tiles, folds, array
-cycles, bytes loaded and stored) and, operands in SRAM, executes within 5% of it (in DDR the
-DRAM's refresh and row phase alone move a few-microsecond kernel by up to 11%: see
-TOLERANCE), no roofline bound is
-above its execute and every run succeeds. The other convs load input patches (each pixel
-once per tile, skipped pixels of strided windows not at all) where the matmul loads the
-R x S-times larger im2col rows: their ratios are printed, and gated only by the bound check.
+With the operands in SRAM the unit reads them in place (its array feed reads the conv's
+input through the sliding-window address generator, as it reads a tile in its partition),
+so a conv2d and its matmul are the same GEMM on the same array: with --check the exit status
+is 1 unless every conv, whatever its window, executes within 5% of its matmul there. With
+the operands in DDR, a 1 x 1 conv2d at stride 1 without padding reads its input as the
+matmul reads A (the NHWC input is the im2col matrix): such a case must plan the same tiling
+as its matmul (tile shape, tiles, folds, array cycles, bytes loaded and stored; in DDR the
+DRAM's refresh and row phase alone move a few-microsecond kernel by up to 11%, see
+TOLERANCE). The other convs load input patches from DDR (each pixel once per tile, skipped
+pixels of strided windows not at all) where the matmul loads the R x S-times larger im2col
+rows: their DDR ratios are printed, not gated. Every run must succeed and no roofline bound
+may be above its execute, in both memories.
 
   --cases NAME,...  runs only these convs of the table
   --quick           runs QUICK's convs (about a minute; the CTest), or all of them when
@@ -44,11 +47,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CONFIGS = ("edge-npu", "datacenter-npu", "datacenter-gpu", "tpu-v3-core")
 DATAFLOWS = ("output_stationary", "weight_stationary", "input_stationary")
 ES = 4  # fp32
-# How far a 1 x 1 stride-1 conv may be from its matmul. Both must plan the same tiles (the
-# check compares the tilings); in DDR a kernel of a few microseconds also meets the DRAM in
-# another refresh and row-buffer phase (the same matmul launched twice on tpu-v3-core:
-# 8,039.7 and 8,591.1 ns; a pointwise conv on datacenter-npu input-stationary 1.106x its
-# matmul with the same tiles), so there only the tilings are gated.
+# How far a conv may be from its matmul. In SRAM every conv is gated (both read their
+# operands in place). In DDR only a 1 x 1 stride-1 conv is the same transfers, and there a
+# kernel of a few microseconds also meets the DRAM in another refresh and row-buffer phase
+# (the same matmul launched twice on tpu-v3-core: 8,039.7 and 8,591.1 ns; a pointwise conv
+# on datacenter-npu input-stationary 1.106x its matmul with the same tiles), so there only
+# the tilings are gated.
 TOLERANCE = {"sram": 0.05, "ddr": float("inf")}
 # Two 1 x 1 convs (a wide image, a deep one), a 3 x 3 and a strided 1 x 1.
 QUICK = ("mbv1_pw2_56_64to128", "r50_s5_1x1_7_1024to512", "r50_s3_3x3_28_128to128",
@@ -74,7 +78,11 @@ def same_gemm(case):
 
 def testbench(case, memory):
     # One input buffer for both (the conv's input and the matmul's A start at the same
-    # address), so that DDR placement is not what they differ by.
+    # address), so that DDR placement is not what they differ by. Each kernel runs twice, in
+    # the order conv, mm, mm, conv, and the faster of its two launches counts: a kernel of a
+    # few microseconds meets the memories in another phase each time (the same matmul with
+    # operands in SRAM on datacenter-npu: 3,799 and 3,530 ns in a row), and the order cancels
+    # what running first or second does to it.
     images, h, w, c, filters, r, s, stride, m, n, k = case
     return f"""name: conv_vs_matmul
 kernels:
@@ -88,6 +96,8 @@ streams: [s]
 program:
   - launch: {{kernel: conv, stream: s, args: [x, w, o]}}
   - launch: {{kernel: mm, stream: s, args: [x, w, o]}}
+  - launch: {{kernel: mm, stream: s, args: [x, w, o]}}
+  - launch: {{kernel: conv, stream: s, args: [x, w, o]}}
 """
 
 
@@ -108,7 +118,11 @@ def run(npusim, scratch, name, case, config, dataflow, memory):
         return None, p.stderr.strip().splitlines()[-1]
     with open(os.path.join(d, "out", "report.json")) as f:
         kernels = json.load(f)["kernels"]
-    execute = {n: kernels[n]["roofline"]["execute_ns"] for n in ("conv", "mm")}
+    execute = {}
+    with open(os.path.join(d, "out", "launches.csv")) as f:
+        for row in csv.DictReader(f):
+            ns = float(row["execute_ns"])
+            execute[row["kernel"]] = min(execute.get(row["kernel"], ns), ns)
     # What each planned: tile shape, tiles, folds, array cycles and bytes loaded and stored.
     execute["plans"] = [
         [(t["shape"], t["tiles"], t["folds"], t["array_cycles"],
@@ -156,8 +170,8 @@ def main():
         flag = "" if abs(ratio - 1) <= 0.05 else "  outside 5%"
         if flag:
             outside[memory].append(ratio)
-            if same_gemm(cases[name]) and abs(ratio - 1) > TOLERANCE[memory]:
-                gated[memory].append("%s %s %s %s %.3fx" % (name, config, dataflow, memory, ratio))
+        if (memory == "sram" or same_gemm(cases[name])) and abs(ratio - 1) > TOLERANCE[memory]:
+            gated[memory].append("%s %s %s %s %.3fx" % (name, config, dataflow, memory, ratio))
         if same_gemm(cases[name]) and execute["plans"][0] != execute["plans"][1]:
             gated[memory].append("%s %s %s %s: conv planned %s, matmul %s" %
                                  (name, config, dataflow, memory, *execute["plans"]))
@@ -171,9 +185,12 @@ def main():
         print("operands in %s: %d of %d cases outside 5%%%s" %
               (memory, len(r), total, " (%.3f-%.3fx)" % (min(r), max(r)) if r else ""))
         same = sum(1 for j in jobs if j[3] == memory and same_gemm(cases[j[0]]))
+        tilings = sum(1 for line in gated[memory] if "planned" in line)
         print("  1x1 stride-1 convs (the input is the im2col matrix): %d of %d with another "
-              "tiling%s" % (len(gated[memory]), same,
-                            " or outside 5%" if memory == "sram" else ""))
+              "tiling" % (tilings, same))
+        if memory == "sram":
+            print("  gated (every conv within 5%%): %d of %d outside" %
+                  (len(gated[memory]) - tilings, total))
     print("roofline bound above execute: %d kernels" % len(bound_above))
     gated_all = [line for m in memories for line in gated[m]]
     for line in bound_above[:10] + failed + gated_all[:10]:

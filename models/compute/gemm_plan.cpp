@@ -42,6 +42,17 @@ bool needs_accumulator(const ComputeModel& model, uint64_t k_chunks, uint64_t kt
   return k_chunks > 1 || (model.dataflow != Dataflow::OutputStationary && kt > model.array.rows);
 }
 
+// SRAM bytes of a tile's A and B blocks in its operand buffer: none for an operand
+// that sits in SRAM (the array reads it in place).
+uint64_t a_block_bytes(const GemmLowering& low, const PlanTarget& target, uint64_t mt,
+                       uint64_t kt) {
+  return target.places.input_in_sram(0) ? 0 : low.a_buffer_bytes(mt, kt);
+}
+uint64_t b_block_bytes(const GemmLowering& low, const PlanTarget& target, uint64_t kt,
+                       uint64_t nt) {
+  return target.places.input_in_sram(1) ? 0 : kt * nt * low.element_bytes();
+}
+
 // buffers x (A block + B block) + result buffers x C block + accumulator. Every operand
 // block has `buffers` slots, also the one that stays resident: the next block loads
 // into the other slot while the last tiles of the current one compute.
@@ -53,7 +64,8 @@ uint64_t footprint(const GemmLowering& low, const PlanTarget& target, const Gemm
       needs_accumulator(target.model, chunks, c.kt) ? c.mt * c.nt * kAccumulatorBytes : 0;
   // One result buffer when the reduction is split (TilePlan::result_buffers()).
   const uint64_t results = chunks > 1 ? 1 : target.buffers;
-  return target.buffers * (low.a_buffer_bytes(c.mt, c.kt) + c.kt * c.nt * es) +
+  return target.buffers *
+             (a_block_bytes(low, target, c.mt, c.kt) + b_block_bytes(low, target, c.kt, c.nt)) +
          results * c.mt * c.nt * es + acc;
 }
 
@@ -122,7 +134,10 @@ Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoi
   e.load(cost, a, a_loads, 0);
   e.load(cost, b, b_loads, 1);
   e.store(cost, o, c_bytes / o.bytes());
-  e.descriptors = a_loads * low.a_descriptors(c.mt, c.kt) + b_loads + e.blocks;
+  // Operands in SRAM are read in place: no loads, no descriptors.
+  const OperandPlaces& places = cost.target().places;
+  e.descriptors = (places.input_in_sram(0) ? 0 : a_loads * low.a_descriptors(c.mt, c.kt)) +
+                  (places.input_in_sram(1) ? 0 : b_loads) + e.blocks;
   e.first_load_s =
       cost.exposed_seconds({{a.bytes(), low.a_descriptors(c.mt, c.kt), 0}, {b.bytes(), 1, 1}});
   e.last_store_s = cost.exposed_seconds({{o.bytes(), 1, CostModel::kResult}});
@@ -211,8 +226,8 @@ TilePlan PlanBuilder::gemm(const OpSpec& op, const CostModel& cost) {
   p.m_reuse = c.reuse;
   p.m_blocks = g.batches * ceil_div(g.m, c.mt) * ceil_div(g.n, c.nt);
   p.m_chunks = ceil_div(g.k, c.kt);
-  p.m_a_buffer_bytes = low.a_buffer_bytes(c.mt, c.kt);
-  p.m_operand_bytes = p.m_a_buffer_bytes + c.kt * c.nt * p.m_element_bytes;
+  p.m_a_buffer_bytes = a_block_bytes(low, target, c.mt, c.kt);
+  p.m_operand_bytes = p.m_a_buffer_bytes + b_block_bytes(low, target, c.kt, c.nt);
   p.m_result_bytes = c.mt * c.nt * p.m_element_bytes;
   p.m_accumulator_bytes =
       needs_accumulator(target.model, p.m_chunks, c.kt) ? c.mt * c.nt * kAccumulatorBytes : 0;
@@ -250,10 +265,13 @@ Tile TilePlan::gemm_tile(uint64_t block, uint64_t chunk) const {
   const uint64_t b_slot = (m_reuse == Reuse::B ? ordinal : index) % m_buffers;
   const uint64_t b_base = m_buffers * m_a_buffer_bytes;
   const uint64_t b_bytes = m_operand_bytes - m_a_buffer_bytes;
-  const uint64_t a_at =
-      kept && m_reuse == Reuse::A ? GemmLowering::kSkip : a_slot * m_a_buffer_bytes;
-  const uint64_t b_at =
-      kept && m_reuse == Reuse::B ? GemmLowering::kSkip : b_base + b_slot * b_bytes;
+  // Blocks resident from the tile before, or read in place from SRAM, are not loaded.
+  const uint64_t a_at = (kept && m_reuse == Reuse::A) || m_places.input_in_sram(0)
+                            ? GemmLowering::kSkip
+                            : a_slot * m_a_buffer_bytes;
+  const uint64_t b_at = (kept && m_reuse == Reuse::B) || m_places.input_in_sram(1)
+                            ? GemmLowering::kSkip
+                            : b_base + b_slot * b_bytes;
   Tile t;
   t.engine = Engine::Array;
   low.tile_transfers(batch, m0, mt, n0, nt, k0, kt, a_at, b_at, chunk + 1 == m_chunks, &t);

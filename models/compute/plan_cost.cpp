@@ -228,8 +228,9 @@ double CostModel::exposed_seconds(std::initializer_list<Exposed> transfers) cons
                                              : t.port_bytes_per_s;
   double latency = 0, seconds = 0;
   for (const Exposed& x : transfers) {
-    const bool in_sram =
-        x.operand == kResult ? t.places.sram_output : t.places.input_in_sram(x.operand);
+    if (x.operand != kResult && t.places.input_in_sram(x.operand))
+      continue; // read in place
+    const bool in_sram = x.operand == kResult && t.places.sram_output;
     latency = std::max(latency, in_sram ? t.sram_latency_s : t.latency_s);
     seconds += x.descriptors * t.descriptor_s / std::max<uint32_t>(t.dma_channels, 1) +
                x.bytes / std::max(in_sram ? sram : ddr, 1.0);
@@ -274,11 +275,12 @@ Timing CostModel::timing(const Estimate& e) const {
 
 void Estimate::load(const CostModel& cost, const AccessPattern& pattern, double count,
                     uint32_t operand) {
-  const bool sram = cost.target().places.input_in_sram(operand);
+  if (cost.target().places.input_in_sram(operand))
+    return; // read in place: nothing moves
   const double bytes = pattern.bytes() * count;
   load_bytes += bytes;
-  (sram ? sram_bytes : ddr_bytes) += bytes;
-  (sram ? sram_s : ddr_s) += cost.transfer_seconds(pattern, count, sram);
+  ddr_bytes += bytes;
+  ddr_s += cost.transfer_seconds(pattern, count);
 }
 
 void Estimate::store(const CostModel& cost, const AccessPattern& pattern, double count) {

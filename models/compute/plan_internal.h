@@ -57,7 +57,8 @@ struct Estimate {
   double load_bytes = 0;
   double store_bytes = 0;
   double ddr_bytes = 0;   ///< loads and stores whose memory side is DDR
-  double sram_bytes = 0;  ///< loads and stores of operands that sit in SRAM
+  double sram_bytes = 0;  ///< stores of a result that sits in SRAM (inputs there are read
+                          ///< in place: no loads)
   double ddr_s = 0;       ///< DDR time of the DDR traffic (bandwidth or row activations)
   double sram_s = 0;      ///< time of the SRAM-resident traffic (bandwidth or bursts)
   double descriptors = 0; ///< DMA descriptors
@@ -67,7 +68,8 @@ struct Estimate {
   double last_store_s = 0; ///< buffering cannot hide
 
   double traffic() const { return load_bytes + store_bytes; }
-  /// `count` loads of input operand `operand` in `pattern`, costed where it lives.
+  /// `count` loads of input operand `operand` in `pattern` from DDR; nothing for an input
+  /// in SRAM, which the unit reads in place.
   void load(const CostModel& cost, const AccessPattern& pattern, double count, uint32_t operand);
   /// `count` stores of the result in `pattern`.
   void store(const CostModel& cost, const AccessPattern& pattern, double count);
@@ -98,8 +100,8 @@ public:
   };
   static constexpr uint32_t kResult = ~0u;
   /// Time of one unit moving these alone: the longest round trip among them (DDR's, or
-  /// SRAM's for operands in SRAM), their descriptors' setup, and their bytes at the unit's
-  /// bandwidth from where each lives.
+  /// SRAM's for a result in SRAM), their descriptors' setup, and their bytes at the unit's
+  /// bandwidth from where each lives. Inputs in SRAM are read in place: they cost nothing.
   double exposed_seconds(std::initializer_list<Exposed> transfers) const;
   /// Estimated time of the slowest share: compute against memory (overlapped when
   /// buffered), plus the first load and last store.

@@ -68,6 +68,7 @@ TilePlan PlanBuilder::start(TilePlan::Kind kind, const OpSpec& op, const CostMod
   p.m_model = cost.target().model;
   p.m_element_bytes = dtype_bytes(op.dtype);
   p.m_buffers = std::max<uint32_t>(cost.target().buffers, 1);
+  p.m_places = cost.target().places;
   return p;
 }
 
@@ -86,7 +87,8 @@ Tile TilePlan::tile(uint64_t index) const {
     t.cycles = m_op.as<CyclesOp>().cycles;
     return t;
   case Kind::Gemm:
-    return gemm_tile(block, chunk); // places its blocks in the operand slots itself
+    return gemm_tile(block, chunk); // places its blocks in the operand slots itself, and
+                                    // leaves out the ones read in place
   case Kind::Window:
     t = window_tile(block);
     break;
@@ -106,7 +108,11 @@ Tile TilePlan::tile(uint64_t index) const {
     t = columns_tile(block, chunk);
     break;
   }
-  // Operand buffer (index mod buffers) of the partition.
+  // Operand buffer (index mod buffers) of the partition; inputs in SRAM are read in place.
+  t.loads.erase(
+      std::remove_if(t.loads.begin(), t.loads.end(),
+                     [this](const TileTransfer& l) { return m_places.input_in_sram(l.operand); }),
+      t.loads.end());
   for (TileTransfer& l : t.loads)
     l.sram_offset += index % m_buffers * m_operand_bytes;
   return t;

@@ -95,7 +95,10 @@ struct Tile {
 };
 
 /// Which of an op's operands sit in SRAM (launch arguments whose regions are in the
-/// on-chip scratchpad): their tiles are SRAM-to-SRAM copies that cost no DDR traffic.
+/// on-chip scratchpad). An input there is read in place by the array's (or vector
+/// unit's) operand feed, as a tile in the unit's partition is: its tiles load nothing,
+/// take no operand buffer and cost no traffic. A result there is still stored from the
+/// result buffer (SRAM to SRAM), where it is accumulated.
 struct OperandPlaces {
   uint32_t sram_inputs = 0; ///< bit j: input operand j
   bool sram_output = false;
@@ -219,6 +222,7 @@ private:
   uint64_t m_block_begin = 0, m_block_end = 1;
   uint64_t m_operand_bytes = 0, m_result_bytes = 0, m_accumulator_bytes = 0;
   uint64_t m_a_buffer_bytes = 0; ///< gemm: where B starts in the operand buffer
+  OperandPlaces m_places;        ///< inputs in SRAM are read in place (no loads)
   std::string m_shape;
 };
 

@@ -188,7 +188,7 @@ KernelTiling tiling_of(const KernelDesc& desc, const PlatformConfig& config,
                                      cc.vector_lanes) /
                                     units;
     t.compute_bound_ns = cycles / cc.frequency_hz * 1e9;
-    // Only DDR traffic counts: operands in SRAM move SRAM to SRAM.
+    // Only DDR traffic counts: inputs in SRAM are read in place, results stored SRAM to SRAM.
     double bytes = places.sram_output ? 0.0 : static_cast<double>(t.store_bytes);
     for (size_t i = 0; i < t.load_bytes.size(); ++i)
       if (!places.input_in_sram(static_cast<uint32_t>(i)))

@@ -399,6 +399,39 @@ TEST(TilePlan, ConvReadsInputPatchesNotTheIm2colMatrix) {
   EXPECT_EQ(w.macs, 3136u * 64 * 576);
 }
 
+TEST(TilePlan, OperandsInSramAreReadInPlace) {
+  // An input in SRAM is neither loaded nor given an operand buffer, for every op kind; the
+  // other input still loads from DDR. A conv2d and the matmul of its GEMM then plan the
+  // same tiles and array cycles, as the array reads both where they sit.
+  const OpSpec conv = window(OpKind::Conv2d, 1, 64, 56, 56, 64, 3, 3, 1, 1);
+  const OpSpec mm = matmul(3136, 64, 576);
+  for (const Dataflow df :
+       {Dataflow::OutputStationary, Dataflow::WeightStationary, Dataflow::InputStationary}) {
+    PlanTarget target;
+    target.model = model(df);
+    target.partition_bytes = 112 << 10;
+    const TilePlan in_ddr = plan_tiles(conv, target, 1, 0);
+    target.places.sram_inputs = 0x1; // A (the conv's input) in SRAM, B in DDR
+    const TilePlan a_in_sram = plan_tiles(conv, target, 1, 0);
+    const std::array<uint64_t, 2> loads = operand_loads(a_in_sram);
+    EXPECT_EQ(loads[0], 0u) << a_in_sram.shape();
+    EXPECT_GE(loads[1], 64u * 576) << a_in_sram.shape();
+    EXPECT_LE(a_in_sram.footprint_bytes(), 112u << 10);
+    EXPECT_EQ(a_in_sram.totals().macs, in_ddr.totals().macs);
+    target.places.sram_inputs = 0x3;
+    const TilePlan c = plan_tiles(conv, target, 1, 0), m = plan_tiles(mm, target, 1, 0);
+    EXPECT_EQ(c.totals().load_bytes, 0u);
+    EXPECT_EQ(m.totals().load_bytes, 0u);
+    EXPECT_EQ(c.summary().array_cycles, m.summary().array_cycles)
+        << c.shape() << " vs " << m.shape();
+  }
+  PlanTarget target;
+  target.places.sram_inputs = 0x3;
+  for (const OpSpec& op : {window(OpKind::Pool, 1, 64, 56, 56, 0, 3, 3, 1, 1),
+                           window(OpKind::DepthwiseConv2d, 1, 64, 56, 56, 0, 3, 3, 1, 1)})
+    EXPECT_EQ(plan_tiles(op, target, 1, 0).totals().load_bytes, 0u);
+}
+
 TEST(TilePlan, TooSmallPartitionIsAnError) {
   EXPECT_THROW(plan_tiles(matmul(64, 64, 64, DType::Fp32), model(), 16, 1, 0), std::runtime_error);
 }

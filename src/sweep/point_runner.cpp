@@ -119,6 +119,8 @@ pid_t spawn(const std::vector<std::string>& argv, const fs::path& out, const fs:
 }
 
 struct Child {
+  /// Its point's position in the plan's points (a confirmation plan keeps the sweep's
+  /// point numbers, so the two differ there).
   size_t point = 0;
   Clock::time_point start;
   Clock::time_point end; ///< when it was reaped
@@ -237,7 +239,8 @@ public:
   /// blocked anything).
   void start_more() {
     while (m_stopped_by == 0 && m_running.size() < m_jobs && m_next < m_todo.size()) {
-      const PlannedPoint& point = m_plan.points.at(m_todo[m_next++]);
+      const size_t position = m_todo[m_next++];
+      const PlannedPoint& point = m_plan.points.at(position);
       const fs::path partial = m_out_dir / (point.dir + ".partial");
       std::error_code ec;
       fs::remove_all(partial, ec);
@@ -247,7 +250,7 @@ public:
       argv.insert(argv.end(), {"--out", partial.string()});
       const pid_t pid = spawn(argv, partial / "stdout.txt", partial / "stderr.txt", false);
       Child child;
-      child.point = point.index;
+      child.point = position;
       child.start = Clock::now();
       m_running[pid] = child;
     }

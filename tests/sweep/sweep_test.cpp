@@ -156,6 +156,25 @@ TEST_F(SweepTest, ConfirmRerunsTheBestTransactionPointsAtCycleFidelity) {
   EXPECT_TRUE(contains(cycle.err, "add `fidelity: transaction`")) << cycle.err;
 }
 
+// The best point need not be among the first N: the rerun plan keeps the sweep's point
+// numbers (points/0002 is rerun in confirm/0002), whatever its own length.
+TEST_F(SweepTest, ConfirmRerunsABestPointThatComesLast) {
+  const std::string file =
+      sweep_file("fidelity: transaction\nparameters:\n  host.prepare: [20us, 10us, 1us]\n"
+                 "metrics: {time: sim.simulated_ns}\nobjective: time\n");
+  const fs::path out = m_dir / "out";
+  const Result r = sweep(file + " --out " + out.string() + " --jobs 2 --confirm 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(contains(r.out, "  0002 host.prepare=1us: time transaction ")) << r.out;
+  const Json confirm = Json::parse(slurp(out / "confirm.json"));
+  ASSERT_EQ(confirm["points"].size(), 1u);
+  EXPECT_EQ(confirm["points"][0]["point"], 2);
+  EXPECT_EQ(confirm["points"][0]["status"], "ok");
+  const Json rerun = Json::parse(slurp(out / "confirm" / "0002" / "report.json"));
+  EXPECT_EQ(rerun["sim"]["fidelity"], "cycle");
+  EXPECT_FALSE(fs::exists(out / "confirm" / "0000"));
+}
+
 TEST_F(SweepTest, InvalidAndCrashedPointsFailAloneWithTheirError) {
   const std::string file =
       sweep_file("parameters:\n  compute.units: [1, 0, 2, 3]\nmetrics: [sim.launches]\n");

@@ -54,14 +54,10 @@ inline PayloadRows payload_rows(const tlm::tlm_generic_payload& payload) {
 /// Copies the payload's packed rows to or from `memory`, row by row.
 inline void copy_payload_rows(SparseMemory& memory, tlm::tlm_generic_payload& payload) {
   const PayloadRows r = payload_rows(payload);
-  uint8_t* data = payload.get_data_ptr();
-  for (uint64_t i = 0; i < r.rows; ++i) {
-    const uint64_t addr = payload.get_address() + i * r.stride;
-    if (payload.is_write())
-      memory.write(addr, data + i * r.row_bytes, r.row_bytes);
-    else
-      memory.read(addr, data + i * r.row_bytes, r.row_bytes);
-  }
+  if (payload.is_write())
+    memory.write_rows(payload.get_address(), r.stride, r.row_bytes, r.rows, payload.get_data_ptr());
+  else
+    memory.read_rows(payload.get_address(), r.stride, r.row_bytes, r.rows, payload.get_data_ptr());
 }
 
 } // namespace npu

@@ -52,4 +52,49 @@ void SparseMemory::write(uint64_t addr, const uint8_t* src, uint64_t len) {
   }
 }
 
+// A row within one page that is already at hand is one copy; any other goes the long way.
+void SparseMemory::read_rows(uint64_t addr, uint64_t stride, uint64_t row_bytes, uint64_t rows,
+                             uint8_t* data) const {
+  uint64_t held = UINT64_MAX; // the page at hand (bytes: its data, null while untouched)
+  const uint8_t* bytes = nullptr;
+  for (uint64_t i = 0; i < rows; ++i, addr += stride, data += row_bytes) {
+    const uint64_t page = addr / kPageBytes;
+    const uint64_t offset = addr % kPageBytes;
+    if (offset + row_bytes > kPageBytes) {
+      read(addr, data, row_bytes);
+      continue;
+    }
+    if (page != held) {
+      held = page;
+      bytes = find(page);
+    }
+    if (bytes)
+      std::memcpy(data, bytes + offset, row_bytes);
+    else
+      std::memset(data, 0, row_bytes);
+  }
+}
+
+void SparseMemory::write_rows(uint64_t addr, uint64_t stride, uint64_t row_bytes, uint64_t rows,
+                              const uint8_t* data) {
+  uint64_t held = UINT64_MAX;
+  uint8_t* bytes = nullptr;
+  for (uint64_t i = 0; i < rows; ++i, addr += stride, data += row_bytes) {
+    const uint64_t page = addr / kPageBytes;
+    const uint64_t offset = addr % kPageBytes;
+    if (offset + row_bytes > kPageBytes) {
+      write(addr, data, row_bytes);
+      held = UINT64_MAX; // it may have made a page
+      continue;
+    }
+    if (page != held) {
+      held = page;
+      bytes = find(page);
+      if (!bytes)
+        bytes = create(page);
+    }
+    std::memcpy(bytes + offset, data, row_bytes);
+  }
+}
+
 } // namespace npu

@@ -21,6 +21,12 @@ public:
   }
   void read(uint64_t addr, uint8_t* dst, uint64_t len) const;
   void write(uint64_t addr, const uint8_t* src, uint64_t len);
+  /// `rows` rows of `row_bytes`, each `stride` after the previous one from `addr`, to or
+  /// from `data`, where they lie packed one after the other.
+  void read_rows(uint64_t addr, uint64_t stride, uint64_t row_bytes, uint64_t rows,
+                 uint8_t* data) const;
+  void write_rows(uint64_t addr, uint64_t stride, uint64_t row_bytes, uint64_t rows,
+                  const uint8_t* data);
 
 private:
   static constexpr uint64_t kPageBytes = 4096;

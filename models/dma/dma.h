@@ -42,6 +42,28 @@ namespace npu {
 /// Granularity::Transaction: the same loop moves a window of bursts at a time as one
 /// descriptor-level transaction (a span of rows, SpanExtension), read then write, which the
 /// targets serve in the call; the bursts of the window keep their issue slots and places.
+/// When the free places of a DMA channel's window freed up, earliest first: a sorted list,
+/// so that a span takes its k places (the k earliest) and gives them back as one evenly
+/// spaced run in one pass each, where a heap costs a logarithmic step per place.
+class FreedPlaces {
+public:
+  size_t size() const { return m_times.size() - m_head; }
+  bool empty() const { return size() == 0; }
+  /// The (i+1)-th earliest; i < size().
+  uint64_t nth(size_t i) const { return m_times[m_head + i]; }
+  uint64_t top() const { return nth(0); }
+  /// Takes the n earliest.
+  void pop(size_t n = 1) { m_head += n; }
+  void push(uint64_t at);
+  /// k places that free evenly from `first` to `last` (k = 1: at `last`).
+  void push_run(uint64_t first, uint64_t last, uint32_t k);
+
+private:
+  void compact();
+  std::vector<uint64_t> m_times; ///< [m_head, end) sorted
+  size_t m_head = 0;
+};
+
 class DmaEngine : public sc_core::sc_module, public DmaIf, public Block {
 public:
   tlm_utils::simple_initiator_socket<DmaEngine> socket;
@@ -154,7 +176,7 @@ private:
     /// When each free place of the window freed up: a burst done at t frees its place at t,
     /// even when the loop learns of it earlier (a write answered in the call). The others
     /// are bursts in flight.
-    std::priority_queue<uint64_t, std::vector<uint64_t>, std::greater<>> freed;
+    FreedPlaces freed;
     bool queued = false;    ///< its next burst waits in m_ready
     uint64_t queued_at = 0; ///< when that burst issues
     /// 1 when a place freed at queued_at lets it in: it goes after what was due already.

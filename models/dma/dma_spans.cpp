@@ -46,19 +46,14 @@ void DmaEngine::ready_span(Flow& f) {
   const uint32_t k = shape_span(*f.transfer, f.next, f.window, nullptr);
   if (f.freed.size() < k)
     return; // its bursts need places still in flight
-  // Burst m takes the m-th place to free, no earlier than its issue slot.
-  uint64_t first = 0, last = 0;
-  for (uint32_t m = 0; m < k; ++m) {
-    const uint64_t slot = f.begin + (f.next + m) * m_period_ps;
-    const uint64_t freed = f.freed.top();
-    f.freed.pop();
-    const uint64_t at = std::max(freed, slot);
-    if (m == 0) {
-      first = at;
-      f.queued_late = freed >= slot ? 1 : 0;
-    }
-    last = at;
-  }
+  // Burst m takes the m-th place to free, no earlier than its issue slot: the span goes from
+  // its first burst's time to its last one's.
+  const uint64_t first_slot = f.begin + f.next * m_period_ps;
+  const uint64_t last_slot = f.begin + (f.next + k - 1) * m_period_ps;
+  const uint64_t first = std::max(f.freed.top(), first_slot);
+  const uint64_t last = std::max(f.freed.nth(k - 1), last_slot);
+  f.queued_late = f.freed.top() >= first_slot ? 1 : 0;
+  f.freed.pop(k);
   f.queued_at = first;
   f.queued_bursts = k;
   f.queued_spread = last - first;
@@ -104,9 +99,7 @@ void DmaEngine::span_done(Slot& slot, uint64_t at) {
     }
     return;
   }
-  const uint32_t k = slot.bursts;
-  for (uint32_t m = 0; m < k; ++m)
-    f.freed.push(k > 1 ? first + (at - first) * m / (k - 1) : at);
+  f.freed.push_run(first, at, slot.bursts);
   m_free_slots.push_back(&slot);
   f.end = std::max(f.end, at);
   if (f.freed.size() == f.window && (f.next == f.count || f.error)) { // none in flight
@@ -114,6 +107,37 @@ void DmaEngine::span_done(Slot& slot, uint64_t at) {
     return;
   }
   ready(f);
+}
+
+void FreedPlaces::compact() {
+  // The places taken stay in front until they outnumber the free ones.
+  if (m_head < 16 || m_head < size())
+    return;
+  m_times.erase(m_times.begin(), m_times.begin() + static_cast<std::ptrdiff_t>(m_head));
+  m_head = 0;
+}
+
+void FreedPlaces::push(uint64_t at) {
+  compact();
+  const auto head = m_times.begin() + static_cast<std::ptrdiff_t>(m_head);
+  m_times.insert(std::upper_bound(head, m_times.end(), at), at);
+}
+
+void FreedPlaces::push_run(uint64_t first, uint64_t last, uint32_t k) {
+  compact();
+  // Merged in from the back: both runs are sorted.
+  size_t i = m_times.size(), w = m_times.size() + k;
+  m_times.resize(w);
+  for (uint32_t j = k; j > 0;) {
+    const uint64_t m = j - 1;
+    const uint64_t t = k > 1 ? first + (last - first) * m / (k - 1) : last;
+    if (i > m_head && m_times[i - 1] > t) {
+      m_times[--w] = m_times[--i];
+    } else {
+      m_times[--w] = t;
+      --j;
+    }
+  }
 }
 
 } // namespace npu

@@ -89,11 +89,14 @@ void Sram::serve_rows(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   // came in (evenly over the spread) and went through.
   const uint64_t w = m_config.bank_width_bytes;
   uint64_t busy = 0, first_row = 0, last_row = 0;
-  for (uint64_t i = 0; i < rows.rows; ++i) {
+  // Rows a whole number of bank words apart all start at the same place in a word: each
+  // takes as long as the first.
+  const uint64_t repeats = rows.stride % w == 0 ? std::max<uint64_t>(rows.rows, 1) : 1;
+  for (uint64_t i = 0; i < rows.rows; i += repeats) {
     const uint64_t a = addr + i * rows.stride;
     const uint64_t words = (a + rows.row_bytes - 1) / w - a / w + 1;
     const uint64_t cycles = (words + m_config.banks - 1) / m_config.banks;
-    busy += cycles * m_period_ps;
+    busy += repeats * cycles * m_period_ps;
     first_row = i == 0 ? cycles * m_period_ps : first_row;
     last_row = cycles * m_period_ps;
   }

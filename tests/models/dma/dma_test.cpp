@@ -287,5 +287,41 @@ TEST(Dma, ShortBurstsFillTheReadBufferWithMoreInFlight) {
   EXPECT_EQ(p.buffer_bytes, 512u);
 }
 
+// A window's free places come out earliest first, as a min-heap gives them, whether they
+// came back one by one or as evenly spaced runs (a span's bursts), and after many turns.
+TEST(Dma, FreePlacesComeOutEarliestFirst) {
+  FreedPlaces places;
+  std::vector<uint64_t> heap; // the reference: a sorted multiset
+  auto take = [&](size_t n) {
+    std::sort(heap.begin(), heap.end());
+    ASSERT_EQ(places.size(), heap.size());
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(places.nth(i), heap[i]) << "place " << i;
+    places.pop(n);
+    heap.erase(heap.begin(), heap.begin() + static_cast<std::ptrdiff_t>(n));
+  };
+  for (int i = 0; i < 8; ++i) {
+    places.push(0);
+    heap.push_back(0);
+  }
+  uint64_t now = 0;
+  for (uint64_t turn = 1; turn <= 200; ++turn) {
+    const uint32_t k = 1 + turn % 5;
+    take(k);
+    now += 7 * turn % 13;
+    const uint64_t last = now + 3 * k + turn % 4;
+    places.push_run(now, last, k);
+    for (uint64_t m = 0; m < k; ++m)
+      heap.push_back(k > 1 ? now + (last - now) * m / (k - 1) : last);
+    if (turn % 3 == 0) {
+      take(1);
+      places.push(now + 2);
+      heap.push_back(now + 2);
+    }
+  }
+  take(places.size());
+  EXPECT_TRUE(places.empty());
+}
+
 } // namespace
 } // namespace npu

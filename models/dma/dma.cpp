@@ -173,8 +173,7 @@ uint64_t DmaEngine::run_decoupled(const DmaTransfer& t, uint32_t ch, uint64_t be
   flow.count = bursts(t);
   flow.window = in_flight(t);
   flow.spans = m_granularity == Granularity::Transaction;
-  for (uint32_t i = 0; i < flow.window; ++i)
-    flow.freed.push(0); // free from the start: the first bursts go at their slots
+  flow.freed.assign(flow.window); // free from the start: the first bursts go at their slots
   ready(flow);
   sc_core::wait(flow.done);
   if (flow.error)

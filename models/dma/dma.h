@@ -55,6 +55,11 @@ public:
   /// Takes the n earliest.
   void pop(size_t n = 1) { m_head += n; }
   void push(uint64_t at);
+  /// n places, all free from time 0.
+  void assign(size_t n) {
+    m_times.assign(n, 0);
+    m_head = 0;
+  }
   /// k places that free evenly from `first` to `last` (k = 1: at `last`).
   void push_run(uint64_t first, uint64_t last, uint32_t k);
 

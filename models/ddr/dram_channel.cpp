@@ -137,20 +137,35 @@ void DramChannel::decide(uint64_t cycle) {
 void DramChannel::skip_idle_refreshes(uint64_t cycle) {
   if (refresh_state().any_held())
     return;
-  for (uint32_t r = 0; r < m_timing.rank_count(); ++r)
-    if (m_timing.rank(r).open_banks > 0)
-      return; // the first refresh needs a PREA: leave it to decide()
   for (;;) {
     uint32_t r = 0;
-    uint64_t t = 0;
-    // A tie between ranks goes to decide(), which orders them; a REF that would wait for
-    // a bank too.
-    if (!refresh([&](const auto& p) { return p.first_due(r, t); }) || t > cycle || t < m_floor ||
-        m_timing.refresh_ready(r) > t)
+    uint64_t due = 0, others = 0;
+    // A tie between ranks goes to decide(), which orders them, and so does a refresh that
+    // another rank's falling due could reorder.
+    if (!refresh([&](const auto& p) { return p.first_due(r, due, others); }) || due > cycle ||
+        due < m_floor)
       return;
-    issue_ref(r, t);
-    m_now = t;
-    m_floor = t + 1;
+    // As decide() would: held from `due`, the rank closes its open banks with a PREA as soon
+    // as they allow, then issues REF as soon as every bank allows.
+    const bool open = m_timing.rank(r).open_banks > 0;
+    if (open) {
+      const uint64_t tp = std::max(m_timing.precharge_all_ready(r), due);
+      if (tp > cycle || tp >= others)
+        return;
+      issue_prea(r, tp);
+      m_now = tp;
+      m_floor = tp + 1;
+      m_dirty = true;
+    }
+    const uint64_t tr = std::max(m_timing.refresh_ready(r), m_floor > due ? m_floor : due);
+    if (tr > cycle || tr >= others) {
+      if (open) // the PREA issued: the rank waits for its REF, held, as decide() leaves it
+        refresh([&](auto& p) { p.poll(due); });
+      return;
+    }
+    issue_ref(r, tr);
+    m_now = tr;
+    m_floor = tr + 1;
     m_dirty = true;
   }
 }
@@ -261,8 +276,10 @@ void DramChannel::issue_prea(uint32_t rank, uint64_t t) {
 void DramChannel::issue_ref(uint32_t rank, uint64_t t) {
   const uint32_t first = rank * m_timing.banks_per_rank();
   m_timing.refresh(rank, t);
-  for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i)
-    scheduler([&](auto& s) { s.retime_bank(i); });
+  // Only queued requests have candidates to retime (an idle channel's refreshes have none).
+  if (m_queues.rd.count > 0 || m_queues.wr.count > 0)
+    for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i)
+      scheduler([&](auto& s) { s.retime_bank(i); });
   refresh([&](auto& p) { p.on_refresh(rank); });
   ++m_stats.refreshes;
   log(DramCommand::REF, t, first, 0, 0);

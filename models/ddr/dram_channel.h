@@ -175,8 +175,9 @@ private:
   /// Enqueue's fast path: only the new request's bank changed its choice.
   void reconsider_bank(uint32_t bank);
   void rescan();
-  /// For an idle() channel: with every bank closed, issues the refreshes due up to `cycle`
-  /// directly, each at its due cycle as decide() would, without rescans.
+  /// For an idle() channel: issues the refreshes due up to `cycle` directly (a PREA first
+  /// where banks are open), each command at the cycle decide() would issue it, without
+  /// rescans.
   void skip_idle_refreshes(uint64_t cycle);
   void decide(uint64_t cycle);
   void issue(const DramCandidate& c, uint64_t cycle);

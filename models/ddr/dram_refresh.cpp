@@ -58,21 +58,19 @@ void AllBankRefresh::on_refresh(uint32_t rank) {
   update_next_due();
 }
 
-bool AllBankRefresh::first_due(uint32_t& rank, uint64_t& cycle) const {
+bool AllBankRefresh::first_due(uint32_t& rank, uint64_t& cycle, uint64_t& others) const {
   // The rank due first; a tie between ranks goes to the scheduler, which orders them.
   uint32_t r = 0;
-  bool tie = false;
-  for (uint32_t i = 1; i < m_due.size(); ++i) {
-    if (m_due[i] < m_due[r]) {
+  for (uint32_t i = 1; i < m_due.size(); ++i)
+    if (m_due[i] < m_due[r])
       r = i;
-      tie = false;
-    } else if (m_due[i] == m_due[r]) {
-      tie = true;
-    }
-  }
+  others = std::numeric_limits<uint64_t>::max();
+  for (uint32_t i = 0; i < m_due.size(); ++i)
+    if (i != r)
+      others = std::min(others, m_due[i]);
   rank = r;
   cycle = m_due[r];
-  return !tie;
+  return others > cycle;
 }
 
 DramRefreshPolicies make_refresh_policy(const DramControllerConfig& config, const DramSpec& spec) {

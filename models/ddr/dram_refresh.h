@@ -19,9 +19,9 @@ namespace npu {
 ///   void propose(const DramTimingState&, uint64_t floor, DramCandidate& best) const: puts
 ///     the refresh command of a held rank into `best` where it beats it (prio 0);
 ///   void on_refresh(uint32_t rank): the REF of `rank` issued; the rank is free again;
-///   bool first_due(uint32_t& rank, uint64_t& cycle) const: with no rank held and every
-///     bank closed, the rank whose refresh falls due first and when; false when none is
-///     due or two are due at once.
+///   bool first_due(uint32_t& rank, uint64_t& cycle, uint64_t& others) const: with no rank
+///     held, the rank whose refresh falls due first, when, and when the next other rank
+///     falls due (UINT64_MAX: none); false when none is due or two are due at once.
 /// The controller holds one in DramRefreshPolicies and calls it through std::visit, as it
 /// does its scheduler and page policy.
 class RefreshPolicy {
@@ -48,7 +48,7 @@ public:
   void poll(uint64_t) {}
   void propose(const DramTimingState&, uint64_t, DramCandidate&) const {}
   void on_refresh(uint32_t) {}
-  bool first_due(uint32_t&, uint64_t&) const { return false; }
+  bool first_due(uint32_t&, uint64_t&, uint64_t&) const { return false; }
 };
 
 /// An all-bank refresh per rank every tREFI, the ranks staggered over one interval so that
@@ -59,7 +59,7 @@ public:
   void poll(uint64_t cycle);
   void propose(const DramTimingState& timing, uint64_t floor, DramCandidate& best) const;
   void on_refresh(uint32_t rank);
-  bool first_due(uint32_t& rank, uint64_t& cycle) const;
+  bool first_due(uint32_t& rank, uint64_t& cycle, uint64_t& others) const;
 
 private:
   void update_next_due();

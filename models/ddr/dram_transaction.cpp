@@ -6,11 +6,28 @@
 
 namespace npu {
 
+namespace {
+
+/// The first of `spans` (sorted) for which `before(value, span)` holds, as std::upper_bound,
+/// looking at the last few first: bookings mostly fall at the end of a calendar.
+template <typename It, typename T, typename Before>
+It upper_bound_from_back(It begin, It end, const T& value, Before before) {
+  It it = end;
+  for (int i = 0; i < 4; ++i) {
+    if (it == begin || !before(value, *std::prev(it)))
+      return it;
+    --it;
+  }
+  return std::upper_bound(begin, it, value, before);
+}
+
+} // namespace
+
 uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
   t = std::max(t, m_floor);
   // Spans do not overlap, so their ends are sorted like their starts.
-  auto it = std::upper_bound(m_spans.begin(), m_spans.end(), t,
-                             [](uint64_t at, const auto& span) { return at < span.second; });
+  auto it = upper_bound_from_back(m_spans.begin(), m_spans.end(), t,
+                                  [](uint64_t at, const auto& span) { return at < span.second; });
   for (; it != m_spans.end(); ++it) {
     if (it->first >= t + len)
       return t;
@@ -23,8 +40,9 @@ void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
   if (len == 0)
     return;
   const uint64_t end = start + len;
-  auto it = std::lower_bound(m_spans.begin(), m_spans.end(), start,
-                             [](const auto& span, uint64_t at) { return span.first < at; });
+  // The first span starting at or after `start`.
+  auto it = upper_bound_from_back(m_spans.begin(), m_spans.end(), start,
+                                  [](uint64_t at, const auto& span) { return at <= span.first; });
   const bool joins_prev = it != m_spans.begin() && std::prev(it)->second == start;
   const bool joins_next = it != m_spans.end() && it->first == end;
   if (joins_prev && joins_next) {
@@ -65,6 +83,7 @@ TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfi
                  field_mask(DramField::Channel) | uint64_t{spec.access_bytes - 1});
   m_group_shift = mapper.shift(DramField::BankGroup);
   m_group_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::BankGroup)) - 1);
+  m_group_words = std::min(kGroupWords, m_group_mask / 64 + 1);
   m_rank_shift = mapper.shift(DramField::Rank);
   m_rank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Rank)) - 1);
   m_bank_shift = mapper.shift(DramField::Bank);
@@ -100,29 +119,39 @@ void TransactionDram::serve_batch(const std::vector<DramTransaction>& batch,
   m_formed.clear();
   for (size_t i = 0; i < batch.size(); ++i)
     form_runs(batch[i], static_cast<uint32_t>(i));
-  // By channel, then arrival, then as formed (a transaction's runs in address order).
-  m_order.resize(m_formed.size());
-  for (size_t i = 0; i < m_order.size(); ++i)
-    m_order[i] = static_cast<uint32_t>(i);
-  if (m_formed.size() > 1)
-    std::stable_sort(m_order.begin(), m_order.end(), [&](uint32_t a, uint32_t b) {
-      const Run &x = m_formed[a], &y = m_formed[b];
-      return x.channel != y.channel ? x.channel < y.channel : x.first_arrival < y.first_arrival;
-    });
+  order_runs();
   m_booked.assign(m_order.size(), 0);
-  for (size_t begin = 0; begin < m_order.size();) {
-    size_t end = begin + 1;
-    while (end < m_order.size() &&
-           m_formed[m_order[end]].channel == m_formed[m_order[begin]].channel)
-      ++end;
-    serve_channel(begin, end, done);
-    begin = end;
-  }
+  for (size_t c = 0; c + 1 < m_channel_start.size(); ++c)
+    if (m_channel_start[c] < m_channel_start[c + 1])
+      serve_channel(m_channel_start[c], m_channel_start[c + 1], done);
   for (size_t i = 0; i < batch.size(); ++i) {
     if (done[i].last == 0) // nothing to move
       done[i] = {batch[i].arrival, batch[i].arrival};
     else if (done[i].first == 0)
       done[i].first = done[i].last;
+  }
+}
+
+void TransactionDram::order_runs() {
+  // By channel, then arrival, then as formed (a transaction's runs in address order): the
+  // runs of each channel in the order formed, then each channel's by arrival where needed.
+  m_channel_start.assign(m_channels.size() + 1, 0);
+  for (const Run& r : m_formed)
+    ++m_channel_start[r.channel + 1];
+  for (size_t c = 1; c < m_channel_start.size(); ++c)
+    m_channel_start[c] += m_channel_start[c - 1];
+  m_order.resize(m_formed.size());
+  m_channel_next.assign(m_channel_start.begin(), m_channel_start.end() - 1);
+  for (size_t i = 0; i < m_formed.size(); ++i)
+    m_order[m_channel_next[m_formed[i].channel]++] = static_cast<uint32_t>(i);
+  const auto by_arrival = [&](uint32_t a, uint32_t b) {
+    return m_formed[a].first_arrival < m_formed[b].first_arrival;
+  };
+  for (size_t c = 0; c + 1 < m_channel_start.size(); ++c) {
+    const auto begin = m_order.begin() + m_channel_start[c];
+    const auto end = m_order.begin() + m_channel_start[c + 1];
+    if (!std::is_sorted(begin, end, by_arrival))
+      std::stable_sort(begin, end, by_arrival);
   }
 }
 
@@ -143,8 +172,7 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
       const uint64_t packed = r * t.row_bytes + piece;
       const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) / line;
       const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
-      for (uint64_t l = a / line; l <= last; ++l)
-        add_line(l * line, arrival, packed < first_unit, t.is_write, tx);
+      add_lines(a / line, last, arrival, packed < first_unit, t.is_write, tx);
     }
   }
   for (uint32_t c : m_forming) {
@@ -171,41 +199,44 @@ void TransactionDram::count_lines(const DramTransaction& t,
   }
 }
 
-void TransactionDram::add_line(uint64_t addr, uint64_t arrival, bool first_unit, bool is_write,
-                               uint32_t tx) {
-  const uint32_t c = m_mapper.channel_of(addr);
-  const uint64_t key = addr & m_key_mask;
-  const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
-  Run& r = m_runs[c];
-  // A run ends at another row, or once its lines have arrived over longer than the
-  // controller's queue takes to drain: lines that arrive later are served when they arrive,
-  // in order of arrival with the other transactions' runs, not booked ahead of them.
-  if (r.lines > 0 && (r.key != key || arrival > r.first_arrival + m_piece_window)) {
-    m_formed.push_back(r);
-    r.lines = 0;
-  }
-  if (r.lines == 0) {
-    r.key = key;
-    r.same_group = 0;
-    r.first_lines = 0;
-    r.first_group = group;
-    r.first_arrival = arrival;
-    r.groups = {};
-    r.tx = tx;
-    r.channel = c;
-    r.is_write = is_write;
-    if (!r.listed) {
-      r.listed = true;
-      m_forming.push_back(c);
+void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t arrival, bool first_unit,
+                                bool is_write, uint32_t tx) {
+  for (uint64_t l = first; l <= last; ++l) {
+    const uint64_t addr = l * m_spec.access_bytes;
+    const uint32_t c = m_mapper.channel_of(addr);
+    const uint64_t key = addr & m_key_mask;
+    const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
+    Run& r = m_runs[c];
+    // A run ends at another row, or once its lines have arrived over longer than the
+    // controller's queue takes to drain: lines that arrive later are served when they
+    // arrive, in order of arrival with the other transactions' runs, not booked ahead of them.
+    if (r.lines > 0 && (r.key != key || arrival > r.first_arrival + m_piece_window)) {
+      m_formed.push_back(r);
+      r.lines = 0;
     }
-  } else if (group == r.last_group) {
-    ++r.same_group;
+    if (r.lines == 0) {
+      r.key = key;
+      r.same_group = 0;
+      r.first_lines = 0;
+      r.first_group = group;
+      r.first_arrival = arrival;
+      r.groups = {};
+      r.tx = tx;
+      r.channel = c;
+      r.is_write = is_write;
+      if (!r.listed) {
+        r.listed = true;
+        m_forming.push_back(c);
+      }
+    } else if (group == r.last_group) {
+      ++r.same_group;
+    }
+    r.groups[group / 64] |= uint64_t{1} << (group % 64);
+    r.last_group = group;
+    r.last_arrival = arrival;
+    r.first_lines += first_unit ? 1 : 0;
+    ++r.lines;
   }
-  r.groups[group / 64] |= uint64_t{1} << (group % 64);
-  r.last_group = group;
-  r.last_arrival = arrival;
-  r.first_lines += first_unit ? 1 : 0;
-  ++r.lines;
 }
 
 void TransactionDram::serve_channel(size_t begin, size_t end,
@@ -260,7 +291,7 @@ uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t fro
   const uint32_t bank = bank_of(r.key);
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
-  for (uint32_t w = 0; w < kGroupWords; ++w) {
+  for (uint32_t w = 0; w < m_group_words; ++w) {
     for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
       const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
       Bank& b = ch.banks[bank_index(rank, g, bank)];
@@ -277,7 +308,9 @@ uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t fro
         ready = open_row(ch, rank, g, bank, r.key, c0);
         ++opened;
       }
-      const uint64_t place = from > 0 ? 0 : (g + groups - r.first_group) % groups;
+      uint64_t place = 0; // bank groups after the run's first one
+      if (from == 0)
+        place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
       const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
       start = std::max(start, ready > lead ? ready - lead : 0);
     }
@@ -357,7 +390,7 @@ void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col, 
   // Each bank it used: the next column tCCD_L on, precharge after tRTP or write recovery.
   const uint64_t pre = last_col + (r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP);
   const bool closed_page = m_config.page_policy == DramControllerConfig::PagePolicy::Closed;
-  for (uint32_t w = 0; w < kGroupWords; ++w) {
+  for (uint32_t w = 0; w < m_group_words; ++w) {
     for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
       const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
       Bank& b = ch.banks[bank_index(rank, g, bank)];
@@ -498,43 +531,56 @@ uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, u
 
 uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival,
                                     bool book) {
-  auto& acts = rk.acts;
-  // ACTs this old no longer constrain one of this or a later arrival.
+  // ACTs this old no longer constrain one of this or a later arrival: the ones kept start at
+  // acts_head (dropped from the vector in bulk).
   const uint64_t reach = std::max<uint64_t>(m_t.FAW, m_t.RRD_L);
-  if (acts.size() > 8 && acts.front().at + reach < arrival) {
-    const auto keep = std::find_if(acts.begin(), acts.end(),
-                                   [&](const Act& a) { return a.at + reach >= arrival; });
-    acts.erase(acts.begin(), keep);
+  if (rk.acts.size() - rk.acts_head > 8 && rk.acts[rk.acts_head].at + reach < arrival) {
+    while (rk.acts_head < rk.acts.size() && rk.acts[rk.acts_head].at + reach < arrival)
+      ++rk.acts_head;
+    if (rk.acts_head >= 64) {
+      rk.acts.erase(rk.acts.begin(), rk.acts.begin() + static_cast<int64_t>(rk.acts_head));
+      rk.acts_head = 0;
+    }
   }
-  const auto n = static_cast<int64_t>(acts.size());
+  const Act* acts = rk.acts.data() + rk.acts_head;
+  const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
   const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
   // The gaps between booked ACTs, from the one holding `at` on: the first that takes one more
   // (tRRD from its neighbours, and every five ACTs in a row spanning tFAW) gets it.
-  int64_t g =
-      static_cast<int64_t>(std::upper_bound(acts.begin(), acts.end(), at,
-                                            [](uint64_t v, const Act& a) { return v < a.at; }) -
-                           acts.begin()) -
-      1;
+  int64_t g = n - 1;
+  if (n > 0 && acts[n - 1].at > at)
+    g = std::upper_bound(acts, acts + n, at, [](uint64_t v, const Act& a) { return v < a.at; }) -
+        acts - 1;
+  const uint64_t rrd_min = std::min<uint64_t>(m_t.RRD_S, m_t.RRD_L);
   for (;; ++g) {
-    // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1].
+    // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1]. A gap under two
+    // tRRD from `at` or acts[g] takes none: skipped before the full test.
+    if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
+      continue;
     uint64_t lo = at, hi = UINT64_MAX;
     for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
       lo = std::max<uint64_t>(lo, acts[i].at + rrd(i));
+    if (m_t.FAW > 0 && g >= 3)
+      lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
+    if (g + 1 >= n) {                                        // after every ACT booked
+      if (book)
+        rk.acts.push_back(Act{lo, group});
+      return lo;
+    }
     for (int64_t i = g + 1; i < std::min(n, g + 4); ++i)
       hi = std::min<uint64_t>(hi, acts[i].at >= rrd(i) ? acts[i].at - rrd(i) : 0);
     bool fits = true;
     if (m_t.FAW > 0) {
-      if (g >= 3)
-        lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
       if (g + 4 < n)
         hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
       // Five with the new one inside: the outer two must already span tFAW.
       for (int64_t j = std::max<int64_t>(g - 2, 0); j <= g && j + 3 < n; ++j)
         fits = fits && acts[j + 3].at - acts[j].at >= m_t.FAW;
     }
-    if (g + 1 >= n || (fits && lo <= hi)) {
+    if (fits && lo <= hi) {
       if (book)
-        acts.insert(acts.begin() + (g + 1), Act{lo, group});
+        rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(rk.acts_head) + (g + 1),
+                       Act{lo, group});
       return lo;
     }
   }

@@ -115,7 +115,8 @@ private:
     uint32_t group;
   };
   struct Rank {
-    std::vector<Act> acts;        ///< recent ACTs, by clock
+    std::vector<Act> acts;        ///< recent ACTs, by clock, from acts_head on
+    size_t acts_head = 0;         ///< ACTs before it no longer constrain any
     uint64_t next_refresh = 0;    ///< when its next refresh falls due (kNoRow: never)
     uint64_t refreshes = 0;       ///< refreshes applied
     uint32_t open_banks = 0;      ///< banks with a row open
@@ -172,11 +173,15 @@ private:
     uint64_t first_end = 0;
   };
 
+  /// Orders the batch's runs by channel, then arrival, then as formed (m_order), and marks
+  /// where each channel's begin (m_channel_start).
+  void order_runs();
   /// Cuts transaction `tx` of the batch into runs (m_formed).
   void form_runs(const DramTransaction& t, uint32_t tx);
-  /// Adds line `addr` (arriving at `arrival`) to its channel's run, closing the run before
-  /// when the line starts another.
-  void add_line(uint64_t addr, uint64_t arrival, bool first_unit, bool is_write, uint32_t tx);
+  /// Adds lines `first` to `last` (line numbers: addresses over the line size), arriving at
+  /// `arrival`, each to its channel's run, closing the run before when a line starts another.
+  void add_lines(uint64_t first, uint64_t last, uint64_t arrival, bool first_unit, bool is_write,
+                 uint32_t tx);
   /// Serves the runs formed for one channel, FR-FCFS by arrival (serve_batch).
   void serve_channel(size_t begin, size_t end, std::vector<DramTransactionDone>& done);
   /// Serves run `r` whole (in parts when a refresh falls due within it).
@@ -241,6 +246,7 @@ private:
   uint64_t m_piece_window; ///< clocks of arrivals one run may span (a queue's drain)
   uint64_t m_key_mask;     ///< address bits of rank, bank and row
   uint32_t m_group_shift = 0, m_group_mask = 0;
+  uint32_t m_group_words = kGroupWords; ///< words of Run::groups a bank group may set
   uint32_t m_rank_shift = 0, m_rank_mask = 0;
   uint32_t m_bank_shift = 0, m_bank_mask = 0;
   std::vector<Channel> m_channels;
@@ -248,6 +254,8 @@ private:
   std::vector<uint32_t> m_forming;           ///< channels with a run being formed
   std::vector<Run> m_formed;                 ///< the batch's runs, as formed
   std::vector<uint32_t> m_order;             ///< scratch: the batch's runs by channel and arrival
+  std::vector<uint32_t> m_channel_start;     ///< scratch: each channel's first in m_order
+  std::vector<uint32_t> m_channel_next;      ///< scratch: where its next run goes in m_order
   std::vector<uint8_t> m_booked;             ///< scratch: run served (by place in m_order)
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served

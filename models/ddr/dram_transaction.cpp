@@ -84,6 +84,8 @@ TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfi
   m_group_shift = mapper.shift(DramField::BankGroup);
   m_group_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::BankGroup)) - 1);
   m_group_words = std::min(kGroupWords, m_group_mask / 64 + 1);
+  // The mapper takes the line size for a power of two.
+  m_line_shift = static_cast<uint32_t>(__builtin_ctzll(spec.access_bytes));
   m_rank_shift = mapper.shift(DramField::Rank);
   m_rank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Rank)) - 1);
   m_bank_shift = mapper.shift(DramField::Bank);
@@ -156,7 +158,6 @@ void TransactionDram::order_runs() {
 }
 
 void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
-  const uint64_t line = m_spec.access_bytes;
   const uint64_t total = t.rows * t.row_bytes;
   if (total == 0)
     return;
@@ -170,9 +171,9 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
     for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
       const uint64_t a = row + piece;
       const uint64_t packed = r * t.row_bytes + piece;
-      const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) / line;
+      const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) >> m_line_shift;
       const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
-      add_lines(a / line, last, arrival, packed < first_unit, t.is_write, tx);
+      add_lines(a >> m_line_shift, last, arrival, packed < first_unit, t.is_write, tx);
     }
   }
   for (uint32_t c : m_forming) {
@@ -202,7 +203,7 @@ void TransactionDram::count_lines(const DramTransaction& t,
 void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t arrival, bool first_unit,
                                 bool is_write, uint32_t tx) {
   for (uint64_t l = first; l <= last; ++l) {
-    const uint64_t addr = l * m_spec.access_bytes;
+    const uint64_t addr = l << m_line_shift;
     const uint32_t c = m_mapper.channel_of(addr);
     const uint64_t key = addr & m_key_mask;
     const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
@@ -439,8 +440,9 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   const auto arrival_of = [&](uint32_t line) {
     return r.first_arrival + (r.lines > 1 ? span * line / (r.lines - 1) : 0);
   };
-  const uint64_t from_arrival = arrival_of(from);
-  const uint64_t last_arrival = arrival_of(to - 1);
+  const bool whole = from == 0 && to == r.lines; // its arrivals as they are: no division
+  const uint64_t from_arrival = whole ? r.first_arrival : arrival_of(from);
+  const uint64_t last_arrival = whole ? r.last_arrival : arrival_of(to - 1);
   const uint64_t c0 = std::max(from_arrival + 1, floor);
   refresh_until(ch, rank, c0);
   // Open the row in every bank group the run touches; its first column waits for the
@@ -449,7 +451,9 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   uint64_t start = open_run_banks(ch, r, from, n, c0, last_arrival, opened);
   // Columns: tCCD_S between bank groups, tCCD_L within one, one command per clock (the
   // ACTs and PREs share the command bus).
-  const uint64_t same = r.lines > 1 ? uint64_t{r.same_group} * (n - 1) / (r.lines - 1) : 0;
+  const uint64_t same = whole         ? r.same_group
+                        : r.lines > 1 ? uint64_t{r.same_group} * (n - 1) / (r.lines - 1)
+                                      : 0;
   uint64_t busy = (n - 1 - same) * m_slot_s + same * m_slot_l + m_burst;
   busy = std::max<uint64_t>(busy, n + opened);
   // Its last column no earlier than a clock after its last line arrived.

@@ -239,12 +239,13 @@ private:
   DramTiming m_t;
   DramControllerConfig m_config;
   const AddressMapper& m_mapper;
-  uint64_t m_burst;        ///< clocks a line holds the data bus
-  uint64_t m_slot_s;       ///< clocks between lines of other bank groups
-  uint64_t m_slot_l;       ///< clocks between lines of one bank group
-  uint64_t m_write_batch;  ///< writes the controller drains per turnaround
-  uint64_t m_piece_window; ///< clocks of arrivals one run may span (a queue's drain)
-  uint64_t m_key_mask;     ///< address bits of rank, bank and row
+  uint64_t m_burst;          ///< clocks a line holds the data bus
+  uint64_t m_slot_s;         ///< clocks between lines of other bank groups
+  uint64_t m_slot_l;         ///< clocks between lines of one bank group
+  uint64_t m_write_batch;    ///< writes the controller drains per turnaround
+  uint64_t m_piece_window;   ///< clocks of arrivals one run may span (a queue's drain)
+  uint64_t m_key_mask;       ///< address bits of rank, bank and row
+  uint32_t m_line_shift = 0; ///< log2 of the line size
   uint32_t m_group_shift = 0, m_group_mask = 0;
   uint32_t m_group_words = kGroupWords; ///< words of Run::groups a bank group may set
   uint32_t m_rank_shift = 0, m_rank_mask = 0;

@@ -155,6 +155,10 @@ void TransactionDram::order_runs() {
     if (!std::is_sorted(begin, end, by_arrival))
       std::stable_sort(begin, end, by_arrival);
   }
+  // What serve_channel() scans for a row hit, in that order, side by side.
+  m_queued.resize(m_order.size());
+  for (size_t i = 0; i < m_order.size(); ++i)
+    m_queued[i] = {m_formed[m_order[i]].first_arrival, m_formed[m_order[i]].key};
 }
 
 void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
@@ -256,8 +260,8 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
         ch.banks[bank_index(rank_of(oldest.key), oldest.first_group, bank_of(oldest.key))];
     if (b.row != kNoRow && b.row != oldest.key) {
       const uint64_t precharge = std::max(oldest.first_arrival + 1, b.pre_ready);
-      for (size_t j = next + 1; j < end && m_formed[m_order[j]].first_arrival <= precharge; ++j)
-        if (!m_booked[j] && m_formed[m_order[j]].key == b.row) {
+      for (size_t j = next + 1; j < end && m_queued[j].arrival <= precharge; ++j)
+        if (!m_booked[j] && m_queued[j].key == b.row) {
           pick = j;
           break;
         }

@@ -251,12 +251,18 @@ private:
   uint32_t m_rank_shift = 0, m_rank_mask = 0;
   uint32_t m_bank_shift = 0, m_bank_mask = 0;
   std::vector<Channel> m_channels;
-  std::vector<Run> m_runs;                   ///< the run being formed, per channel
-  std::vector<uint32_t> m_forming;           ///< channels with a run being formed
-  std::vector<Run> m_formed;                 ///< the batch's runs, as formed
-  std::vector<uint32_t> m_order;             ///< scratch: the batch's runs by channel and arrival
-  std::vector<uint32_t> m_channel_start;     ///< scratch: each channel's first in m_order
-  std::vector<uint32_t> m_channel_next;      ///< scratch: where its next run goes in m_order
+  std::vector<Run> m_runs;               ///< the run being formed, per channel
+  std::vector<uint32_t> m_forming;       ///< channels with a run being formed
+  std::vector<Run> m_formed;             ///< the batch's runs, as formed
+  std::vector<uint32_t> m_order;         ///< scratch: the batch's runs by channel and arrival
+  std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_order
+  std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_order
+  /// A run's first arrival and key, by place in m_order.
+  struct Queued {
+    uint64_t arrival;
+    uint64_t key;
+  };
+  std::vector<Queued> m_queued;              ///< scratch: the runs' as in m_order
   std::vector<uint8_t> m_booked;             ///< scratch: run served (by place in m_order)
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served

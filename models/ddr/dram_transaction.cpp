@@ -555,10 +555,9 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
   const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
   // The gaps between booked ACTs, from the one holding `at` on: the first that takes one more
   // (tRRD from its neighbours, and every five ACTs in a row spanning tFAW) gets it.
-  int64_t g = n - 1;
-  if (n > 0 && acts[n - 1].at > at)
-    g = std::upper_bound(acts, acts + n, at, [](uint64_t v, const Act& a) { return v < a.at; }) -
-        acts - 1;
+  int64_t g =
+      upper_bound_from_back(acts, acts + n, at, [](uint64_t v, const Act& a) { return v < a.at; }) -
+      acts - 1;
   const uint64_t rrd_min = std::min<uint64_t>(m_t.RRD_S, m_t.RRD_L);
   for (;; ++g) {
     // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1]. A gap under two

@@ -23,7 +23,7 @@ It upper_bound_from_back(It begin, It end, const T& value, Before before) {
 
 } // namespace
 
-uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
+inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
   t = std::max(t, m_floor);
   // Spans do not overlap, so their ends are sorted like their starts.
   auto it = upper_bound_from_back(m_spans.begin(), m_spans.end(), t,
@@ -36,7 +36,7 @@ uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
   return t;
 }
 
-void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
+inline void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
   if (len == 0)
     return;
   const uint64_t end = start + len;
@@ -134,7 +134,7 @@ void TransactionDram::serve_batch(const std::vector<DramTransaction>& batch,
   }
 }
 
-void TransactionDram::order_runs() {
+inline void TransactionDram::order_runs() {
   // By channel, then arrival, then as formed (a transaction's runs in address order): the
   // runs of each channel in the order formed, then each channel's by arrival where needed.
   m_channel_start.assign(m_channels.size() + 1, 0);
@@ -204,8 +204,8 @@ void TransactionDram::count_lines(const DramTransaction& t,
   }
 }
 
-void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t arrival, bool first_unit,
-                                bool is_write, uint32_t tx) {
+inline void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t arrival,
+                                       bool first_unit, bool is_write, uint32_t tx) {
   for (uint64_t l = first; l <= last; ++l) {
     const uint64_t addr = l << m_line_shift;
     const uint32_t c = m_mapper.channel_of(addr);
@@ -275,7 +275,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
   }
 }
 
-TransactionDram::Served TransactionDram::serve_run(Run& r) {
+inline TransactionDram::Served TransactionDram::serve_run(Run& r) {
   Channel& ch = m_channels[r.channel];
   Served out;
   uint64_t floor = 0;
@@ -290,8 +290,9 @@ TransactionDram::Served TransactionDram::serve_run(Run& r) {
   return out;
 }
 
-uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32_t n,
-                                         uint64_t c0, uint64_t last_arrival, uint32_t& opened) {
+inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from,
+                                                uint32_t n, uint64_t c0, uint64_t last_arrival,
+                                                uint32_t& opened) {
   const uint32_t rank = rank_of(r.key);
   const uint32_t bank = bank_of(r.key);
   uint64_t start = c0;
@@ -323,8 +324,8 @@ uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t fro
   return start;
 }
 
-uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uint32_t n, uint64_t c0,
-                                         uint64_t last_arrival) const {
+inline uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uint32_t n,
+                                                uint64_t c0, uint64_t last_arrival) const {
   if (m_config.page_policy != DramControllerConfig::PagePolicy::Open)
     return kNoRow;
   // Its columns go at the pace of one bank group; the last one a clock after its line came.
@@ -372,8 +373,8 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   return col;
 }
 
-uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t n,
-                                     uint32_t rank) const {
+inline uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t n,
+                                            uint32_t rank) const {
   // The controller drains writes in batches: a write pays its share of a batch's
   // read-to-write turnaround, and a read after writes the share of the write-to-read one that
   // the writes since the last read fill.
@@ -388,7 +389,8 @@ uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t 
   return margin;
 }
 
-void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col, uint64_t last_col) {
+inline void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col,
+                                        uint64_t last_col) {
   const uint32_t rank = rank_of(r.key);
   const uint32_t bank = bank_of(r.key);
   Rank& rk = ch.ranks[rank];
@@ -414,9 +416,9 @@ void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col, 
   }
 }
 
-void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, uint32_t n,
-                                 uint32_t opened, uint64_t data, uint64_t busy,
-                                 uint64_t from_arrival, uint64_t last_arrival) {
+inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, uint32_t n,
+                                        uint32_t opened, uint64_t data, uint64_t busy,
+                                        uint64_t from_arrival, uint64_t last_arrival) {
   DramChannelStats& s = ch.stats;
   (is_write ? s.writes : s.reads) += k;
   s.row_hits += k - std::min<uint32_t>(k, opened);
@@ -433,8 +435,8 @@ void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, uint32_
   s.read_latency_max_cycles = std::max(s.read_latency_max_cycles, end - from_arrival);
 }
 
-void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to, uint64_t& floor,
-                                 uint32_t& served, Served& out) {
+inline void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to,
+                                        uint64_t& floor, uint32_t& served, Served& out) {
   const uint32_t n = to - from;
   const uint32_t rank = rank_of(r.key);
   Rank& rk = ch.ranks[rank];
@@ -510,8 +512,8 @@ void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to
   }
 }
 
-uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, uint32_t bank,
-                                   uint64_t row, uint64_t at) {
+inline uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, uint32_t bank,
+                                          uint64_t row, uint64_t at) {
   Bank& b = ch.banks[bank_index(rank, group, bank)];
   Rank& rk = ch.ranks[rank];
   uint64_t act_at;
@@ -593,7 +595,7 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
   }
 }
 
-void TransactionDram::refresh_until(Channel& ch, uint32_t rank, uint64_t at) {
+inline void TransactionDram::refresh_until(Channel& ch, uint32_t rank, uint64_t at) {
   while (ch.ranks[rank].next_refresh <= at)
     refresh(ch, rank);
 }
@@ -626,7 +628,7 @@ void TransactionDram::refresh(Channel& ch, uint32_t rank) {
   rk.next_refresh = due + m_t.REFI;
 }
 
-void TransactionDram::close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at) {
+inline void TransactionDram::close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at) {
   b.closed[b.next_closed] = OpenSpan{b.row, b.open_act, b.open_col, b.pre_ready, at};
   b.next_closed = (b.next_closed + 1) % kSpans;
   b.row = kNoRow;
@@ -637,7 +639,7 @@ void TransactionDram::close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at) {
     rk.active_cycles += at - rk.open_since;
 }
 
-void TransactionDram::open_bank(Rank& rk, uint64_t at) {
+inline void TransactionDram::open_bank(Rank& rk, uint64_t at) {
   if (rk.open_banks++ == 0)
     rk.open_since = at;
 }

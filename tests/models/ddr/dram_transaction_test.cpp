@@ -116,5 +116,35 @@ TEST(TransactionDram, BackgroundCountsOpenAndClosedCyclesToTheEnd) {
   EXPECT_EQ(a.reads, 1u);
 }
 
+TEST(TransactionDram, ABatchIsServedInOrderOfArrivalWhateverOrderItIsGivenIn) {
+  // Three accesses of one channel, of a line in each of the four bank groups, two of them
+  // to other rows of one bank: the one that arrives first opens its rows first, however the
+  // batch lists them.
+  const auto make = [](const TxBench& b, uint32_t bank, uint64_t row, uint64_t arrival) {
+    DramTransaction t;
+    t.addr = b.addr(0, bank, row);
+    t.row_bytes = 256;
+    t.arrival = arrival;
+    t.spread = 8;
+    return t;
+  };
+  TxBench in_order, reversed;
+  const std::vector<DramTransaction> batch = {make(in_order, 0, 1, 0), make(in_order, 1, 3, 20),
+                                              make(in_order, 0, 2, 50)};
+  std::vector<DramTransactionDone> first, second;
+  in_order.dram.serve_batch(batch, first);
+  reversed.dram.serve_batch({batch[2], batch[1], batch[0]}, second);
+  ASSERT_EQ(first.size(), 3u);
+  ASSERT_EQ(second.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(first[i].first, second[2 - i].first);
+    EXPECT_EQ(first[i].last, second[2 - i].last);
+  }
+  EXPECT_LT(first[0].last, first[2].last);            // row 1 of bank 0 before its row 2
+  EXPECT_EQ(in_order.dram.stats().row_conflicts, 4u); // row 2 closes row 1 in each group
+  EXPECT_EQ(reversed.dram.stats().row_conflicts, 4u);
+  EXPECT_EQ(in_order.dram.stats().activates, reversed.dram.stats().activates);
+}
+
 } // namespace
 } // namespace npu::test

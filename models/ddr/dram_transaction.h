@@ -174,7 +174,7 @@ private:
   };
 
   /// Orders the batch's runs by channel, then arrival, then as formed (m_order), and marks
-  /// where each channel's begin (m_channel_start).
+  /// where each channel's runs begin (m_channel_start).
   void order_runs();
   /// Cuts transaction `tx` of the batch into runs (m_formed).
   void form_runs(const DramTransaction& t, uint32_t tx);
@@ -257,12 +257,12 @@ private:
   std::vector<uint32_t> m_order;         ///< scratch: the batch's runs by channel and arrival
   std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_order
   std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_order
-  /// A run's first arrival and key, by place in m_order.
+  /// What serve_channel() scans of a queued run: its first arrival and key.
   struct Queued {
     uint64_t arrival;
     uint64_t key;
   };
-  std::vector<Queued> m_queued;              ///< scratch: the runs' as in m_order
+  std::vector<Queued> m_queued;              ///< scratch: the batch's runs, as in m_order
   std::vector<uint8_t> m_booked;             ///< scratch: run served (by place in m_order)
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served

@@ -1,11 +1,8 @@
 #include "report/analysis.h"
 
 #include <algorithm>
-#include <functional>
-#include <numeric>
-#include <queue>
-#include <set>
-#include <tuple>
+#include <array>
+#include <cstdint>
 
 namespace npu {
 
@@ -71,16 +68,219 @@ constexpr std::array<TimeCategory, 6> k_interval_category{
 
 } // namespace
 
-TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
+namespace {
+
+// The launches in each category during time_shares()'s sweep: a flag per launch and
+// category, the number in each category and, per category, how many of them run each
+// kernel, so that a category whose launches all run one kernel takes its time in O(1).
+class CategoryMembers {
+public:
+  CategoryMembers(const std::vector<LaunchRow>& rows, size_t kernels)
+      : m_rows(rows), m_in(rows.size(), 0), m_per_kernel(k_time_categories * kernels, 0),
+        m_kernels(kernels) {}
+
+  void insert(uint8_t category, uint32_t row) {
+    const auto bit = static_cast<uint8_t>(1U << category);
+    if (m_in[row] & bit)
+      return;
+    m_in[row] |= bit;
+    Category& c = m_category[category];
+    c.first = c.size == 0 ? row : std::min(c.first, row);
+    ++c.size;
+    if (m_per_kernel[category * m_kernels + m_rows[row].kernel]++ == 0 && ++c.distinct == 1)
+      c.kernel = m_rows[row].kernel;
+  }
+
+  void erase(uint8_t category, uint32_t row) {
+    const auto bit = static_cast<uint8_t>(1U << category);
+    if (!(m_in[row] & bit))
+      return;
+    m_in[row] &= static_cast<uint8_t>(~bit);
+    Category& c = m_category[category];
+    --c.size;
+    if (--m_per_kernel[category * m_kernels + m_rows[row].kernel] == 0 && --c.distinct == 1)
+      c.kernel = k_unknown;
+  }
+
+  // Shares `ps` equally among the launches of the first non-empty category (whole
+  // picoseconds, the remainder to the earliest launches).
+  void share(uint64_t ps, std::vector<uint64_t>& kernel_ps) {
+    const auto top = std::find_if(m_category.begin(), m_category.end(),
+                                  [](const Category& c) { return c.size > 0; });
+    if (top == m_category.end())
+      return;
+    const auto bit = static_cast<uint8_t>(1U << (top - m_category.begin()));
+    if (top->distinct == 1 && top->kernel == k_unknown) {
+      while (!(m_in[top->first] & bit))
+        ++top->first;
+      top->kernel = m_rows[top->first].kernel;
+    }
+    if (top->distinct == 1) {
+      kernel_ps[top->kernel] += ps;
+      return;
+    }
+    while (!(m_in[top->first] & bit))
+      ++top->first;
+    const uint64_t n = top->size;
+    const uint64_t each = ps / n;
+    uint64_t extra = ps % n;
+    uint64_t left = n;
+    for (uint32_t i = top->first; left > 0; ++i) {
+      if (!(m_in[i] & bit))
+        continue;
+      kernel_ps[m_rows[i].kernel] += each + (extra > 0 ? 1 : 0);
+      extra -= extra > 0 ? 1 : 0;
+      --left;
+    }
+  }
+
+private:
+  static constexpr uint32_t k_unknown = UINT32_MAX;
+  struct Category {
+    uint64_t size = 0;
+    uint64_t distinct = 0; ///< kernels with a launch in it
+    uint32_t kernel = 0;   ///< the only one when distinct is 1 (or k_unknown)
+    uint32_t first = 0;    ///< no launch below it is in the category
+  };
+  const std::vector<LaunchRow>& m_rows;
+  std::vector<uint8_t> m_in; ///< per launch, a bit per category it is in
+  std::vector<uint32_t> m_per_kernel;
+  size_t m_kernels;
+  std::array<Category, k_time_categories> m_category{};
+};
+
+// One end of a launch interval, as the sweep orders them: by time, then ends before
+// starts, then category, then launch. `key` holds (start, category, launch, next):
+// next is the launch's following boundary (2k for the start of interval k, 2k + 1 for
+// its end), or k_no_next when every boundary of the launch went in at once.
+struct Boundary {
+  uint64_t time;
+  uint64_t key;
+
+  bool operator<(const Boundary& o) const { return time != o.time ? time < o.time : key < o.key; }
+  bool start() const { return (key >> 47) & 1; }
+  uint8_t category() const { return static_cast<uint8_t>((key >> 40) & 0x7f); }
+  uint32_t row() const { return static_cast<uint32_t>(key >> 8); }
+  uint8_t next() const { return static_cast<uint8_t>(key); }
+};
+constexpr uint8_t k_no_next = 0xff;
+
+Boundary make_boundary(const LaunchRow& row, uint32_t i, size_t end_of_interval, size_t k,
+                       uint8_t next) {
+  const uint64_t start = end_of_interval == 0 ? 1 : 0;
+  const auto category = static_cast<uint64_t>(k_interval_category[k]);
+  return {row.at.nth(k + end_of_interval),
+          start << 47 | category << 40 | static_cast<uint64_t>(i) << 8 | next};
+}
+
+// The boundaries of the launches in flight, least first. A launch whose stamps never
+// decrease has its boundaries in order, so only its next one waits here; the others
+// put all theirs in at once.
+class Boundaries {
+public:
+  explicit Boundaries(const std::vector<LaunchRow>& rows) : m_rows(rows) {}
+
+  bool empty() const { return m_heap.empty(); }
+  const Boundary& top() const { return m_heap.front(); }
+
+  void add(uint32_t i) {
+    const LaunchRow& row = m_rows[i];
+    bool ordered = true;
+    for (size_t k = 0; k + 1 < row.at.size(); ++k)
+      ordered = ordered && row.at.nth(k + 1) >= row.at.nth(k);
+    if (ordered) {
+      const uint8_t first = following(row, 0);
+      if (first != k_no_next)
+        push(boundary(i, first));
+      return;
+    }
+    for (size_t k = 0; k + 1 < row.at.size(); ++k) {
+      if (row.at.nth(k + 1) <= row.at.nth(k))
+        continue;
+      push(make_boundary(row, i, 0, k, k_no_next));
+      push(make_boundary(row, i, 1, k, k_no_next));
+    }
+  }
+
+  // Removes the least boundary, putting in its launch's next one.
+  void pop() {
+    const Boundary b = m_heap.front();
+    const uint8_t next =
+        b.next() == k_no_next ? k_no_next : following(m_rows[b.row()], b.next() + 1);
+    if (next == k_no_next) {
+      m_heap.front() = m_heap.back();
+      m_heap.pop_back();
+    } else {
+      m_heap.front() = boundary(b.row(), next);
+    }
+    if (!m_heap.empty())
+      sift_down();
+  }
+
+private:
+  // The first boundary at or after position j of an ordered launch's (2k start, 2k + 1
+  // end of interval k; empty intervals have neither).
+  static uint8_t following(const LaunchRow& row, size_t j) {
+    if (j % 2 == 1)
+      return static_cast<uint8_t>(j);
+    for (size_t k = j / 2; k + 1 < row.at.size(); ++k)
+      if (row.at.nth(k + 1) > row.at.nth(k))
+        return static_cast<uint8_t>(2 * k);
+    return k_no_next;
+  }
+
+  Boundary boundary(uint32_t i, uint8_t j) const {
+    return make_boundary(m_rows[i], i, j % 2, j / 2, j);
+  }
+
+  void push(const Boundary& b) {
+    size_t at = m_heap.size();
+    m_heap.push_back(b);
+    while (at > 0) {
+      const size_t parent = (at - 1) / 2;
+      if (!(b < m_heap[parent]))
+        break;
+      m_heap[at] = m_heap[parent];
+      at = parent;
+    }
+    m_heap[at] = b;
+  }
+
+  void sift_down() {
+    const Boundary b = m_heap.front();
+    const size_t n = m_heap.size();
+    size_t at = 0;
+    for (;;) {
+      size_t child = 2 * at + 1;
+      if (child >= n)
+        break;
+      if (child + 1 < n && m_heap[child + 1] < m_heap[child])
+        ++child;
+      if (!(m_heap[child] < b))
+        break;
+      m_heap[at] = m_heap[child];
+      at = child;
+    }
+    m_heap[at] = b;
+  }
+
+  const std::vector<LaunchRow>& m_rows;
+  std::vector<Boundary> m_heap;
+};
+
+} // namespace
+
+TimeShares time_shares(const LaunchTable& table, uint64_t end_ps) {
   // A sweep over interval boundaries. Launches come in t0 order and all their
-  // boundaries lie at or after t0, so only the boundaries of launches in flight wait
-  // in the heap: memory stays bounded by the launches in flight.
-  using Boundary = std::tuple<uint64_t, int, uint8_t>; // time, +1 / -1, category
-  std::priority_queue<Boundary, std::vector<Boundary>, std::greater<>> pending;
+  // boundaries lie at or after t0, so only the boundaries of launches in flight wait:
+  // memory stays bounded by the launches in flight.
+  const std::vector<LaunchRow>& rows = table.rows();
+  Boundaries pending(rows);
   std::array<uint64_t, k_time_categories> active{};
-  TimeBreakdown parts{};
+  CategoryMembers members(rows, table.kernels().size());
+  TimeShares shares{{}, std::vector<uint64_t>(table.kernels().size(), 0)};
   uint64_t now = 0;
-  const auto advance_to = [&](uint64_t t) {
+  const auto advance_to = [&](uint64_t t, bool kernels) {
     if (t <= now)
       return;
     size_t top = static_cast<size_t>(TimeCategory::Idle);
@@ -89,81 +289,40 @@ TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
         top = c;
         break;
       }
-    parts[top] += t - now;
+    shares.parts[top] += t - now;
+    if (kernels)
+      members.share(t - now, shares.kernel_ps);
     now = t;
   };
   const auto drain_until = [&](uint64_t t) {
-    while (!pending.empty() && std::get<0>(pending.top()) <= t) {
-      const auto [time, delta, category] = pending.top();
+    while (!pending.empty() && pending.top().time <= t) {
+      const Boundary b = pending.top();
       pending.pop();
-      advance_to(std::min(time, end_ps));
-      active[category] += static_cast<uint64_t>(static_cast<int64_t>(delta));
-    }
-  };
-  for (const LaunchRow& row : table.rows()) {
-    drain_until(row.at[Stamp::Called]);
-    for (size_t k = 0; k + 1 < row.at.size(); ++k) {
-      if (row.at.nth(k + 1) <= row.at.nth(k))
-        continue;
-      const auto category = static_cast<uint8_t>(k_interval_category[k]);
-      pending.emplace(row.at.nth(k), +1, category);
-      pending.emplace(row.at.nth(k + 1), -1, category);
-    }
-  }
-  drain_until(UINT64_MAX);
-  advance_to(end_ps);
-  return parts;
-}
-
-std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps) {
-  // The sweep of breakdown(), with the launches in each category instead of a count.
-  using Boundary = std::tuple<uint64_t, int, uint8_t, uint32_t>; // time, +1/-1, category, row
-  std::priority_queue<Boundary, std::vector<Boundary>, std::greater<>> pending;
-  std::array<std::set<uint32_t>, k_time_categories> active;
-  std::vector<uint64_t> kernel_ps(table.kernels().size(), 0);
-  const std::vector<LaunchRow>& rows = table.rows();
-  uint64_t now = 0;
-  const auto advance_to = [&](uint64_t t) {
-    if (t <= now)
-      return;
-    const auto top = std::find_if(active.begin(), active.end(),
-                                  [](const std::set<uint32_t>& s) { return !s.empty(); });
-    if (top != active.end()) {
-      // Whole picoseconds: the remainder goes to the earliest launches.
-      const uint64_t n = top->size();
-      const uint64_t each = (t - now) / n;
-      uint64_t extra = (t - now) % n;
-      for (const uint32_t i : *top) {
-        kernel_ps[rows[i].kernel] += each + (extra > 0 ? 1 : 0);
-        extra -= extra > 0 ? 1 : 0;
+      advance_to(std::min(b.time, end_ps), true);
+      if (b.start()) {
+        ++active[b.category()];
+        members.insert(b.category(), b.row());
+      } else {
+        --active[b.category()];
+        members.erase(b.category(), b.row());
       }
-    }
-    now = t;
-  };
-  const auto drain_until = [&](uint64_t t) {
-    while (!pending.empty() && std::get<0>(pending.top()) <= t) {
-      const auto [time, delta, category, row] = pending.top();
-      pending.pop();
-      advance_to(std::min(time, end_ps));
-      if (delta > 0)
-        active[category].insert(row);
-      else
-        active[category].erase(row);
     }
   };
   for (uint32_t i = 0; i < rows.size(); ++i) {
-    const LaunchRow& row = rows[i];
-    drain_until(row.at[Stamp::Called]);
-    for (size_t k = 0; k + 1 < row.at.size(); ++k) {
-      if (row.at.nth(k + 1) <= row.at.nth(k))
-        continue;
-      const auto category = static_cast<uint8_t>(k_interval_category[k]);
-      pending.emplace(row.at.nth(k), +1, category, i);
-      pending.emplace(row.at.nth(k + 1), -1, category, i);
-    }
+    drain_until(rows[i].at[Stamp::Called]);
+    pending.add(i);
   }
   drain_until(UINT64_MAX);
-  return kernel_ps;
+  advance_to(end_ps, false);
+  return shares;
+}
+
+TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps) {
+  return time_shares(table, end_ps).parts;
+}
+
+std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps) {
+  return time_shares(table, end_ps).kernel_ps;
 }
 
 namespace {

@@ -78,6 +78,13 @@ TimeBreakdown breakdown(const LaunchTable& table, uint64_t end_ps);
 /// breakdown() add up to end_ps exactly.
 std::vector<uint64_t> kernel_time(const LaunchTable& table, uint64_t end_ps);
 
+/// breakdown() and kernel_time() of one sweep.
+struct TimeShares {
+  TimeBreakdown parts;
+  std::vector<uint64_t> kernel_ps;
+};
+TimeShares time_shares(const LaunchTable& table, uint64_t end_ps);
+
 /// One kernel's share of the critical path.
 struct PathKernel {
   std::string kernel;

@@ -42,8 +42,12 @@ Bound classify_bound(const LayerFigures& layer) {
 
 std::vector<LayerFigures> layer_figures(const LaunchTable& table, uint64_t end_ps,
                                         const Peaks& peaks) {
+  return layer_figures(table, kernel_time(table, end_ps), peaks);
+}
+
+std::vector<LayerFigures> layer_figures(const LaunchTable& table,
+                                        const std::vector<uint64_t>& time_ps, const Peaks& peaks) {
   std::vector<LayerFigures> layers(table.kernels().size());
-  const std::vector<uint64_t> time_ps = kernel_time(table, end_ps);
   for (size_t k = 0; k < layers.size(); ++k) {
     layers[k].kernel = table.kernels()[k];
     layers[k].time_ps = time_ps[k];

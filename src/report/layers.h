@@ -53,6 +53,9 @@ Bound classify_bound(const LayerFigures& layer);
 /// Every launched kernel's figures, the most time first (ties: first launched first).
 std::vector<LayerFigures> layer_figures(const LaunchTable& table, uint64_t end_ps,
                                         const Peaks& peaks);
+/// The same, given each kernel's share of the run (kernel_time()).
+std::vector<LayerFigures> layer_figures(const LaunchTable& table,
+                                        const std::vector<uint64_t>& time_ps, const Peaks& peaks);
 
 /// report.json's "layers": one object per kernel, in layer_figures() order.
 nlohmann::ordered_json layers_json(const std::vector<LayerFigures>& layers);

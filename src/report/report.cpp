@@ -366,11 +366,12 @@ nlohmann::ordered_json to_json(const RunReport& report) {
   sim["wall_s"] = report.wall_s;
   j["sim"] = std::move(sim);
 
-  j["breakdown"] = breakdown_json(breakdown(table, report.simulated_ps));
+  const TimeShares shares = time_shares(table, report.simulated_ps);
+  j["breakdown"] = breakdown_json(shares.parts);
   j["critical_path"] = critical_path_json(critical_path(table, report.simulated_ps));
   j["utilisation"] = utilisation_json(j["blocks"], report.simulated_ps);
   j["peaks"] = peaks_json(report.peaks);
-  j["layers"] = layers_json(layer_figures(table, report.simulated_ps, report.peaks));
+  j["layers"] = layers_json(layer_figures(table, shares.kernel_ps, report.peaks));
   if (!report.energy.empty())
     j["energy"] = energy_json(report.energy, report.technology, table, report.simulated_ps);
   return j;

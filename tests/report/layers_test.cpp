@@ -6,8 +6,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -54,6 +56,66 @@ TEST(KernelTime, LaunchesInTheSameCategoryShareItToThePicosecond) {
                 timed(2, "c", {7, 7, 7, 7, 7, 9, 9})},
                9);
   EXPECT_EQ(t, (std::vector<uint64_t>{6, 3}));
+}
+
+// time_shares() by its definition: every instant between two stamps goes to the first
+// category with a launch in it, shared among those launches to the picosecond.
+TimeShares shares_by_definition(const LaunchTable& table, uint64_t end_ps) {
+  constexpr std::array<TimeCategory, 6> category{TimeCategory::Launch,   TimeCategory::Launch,
+                                                 TimeCategory::Schedule, TimeCategory::Iload,
+                                                 TimeCategory::Execute,  TimeCategory::Complete};
+  std::vector<uint64_t> times{0, end_ps};
+  for (const LaunchRow& row : table.rows())
+    for (size_t k = 0; k < row.at.size(); ++k)
+      times.push_back(std::min(row.at.nth(k), end_ps));
+  std::sort(times.begin(), times.end());
+  times.erase(std::unique(times.begin(), times.end()), times.end());
+  TimeShares shares{{}, std::vector<uint64_t>(table.kernels().size(), 0)};
+  for (size_t i = 0; i + 1 < times.size(); ++i) {
+    const uint64_t from = times[i], ps = times[i + 1] - times[i];
+    for (size_t c = 0; c <= k_time_categories; ++c) {
+      std::vector<uint32_t> in;
+      for (uint32_t r = 0; r < table.size(); ++r)
+        for (size_t k = 0; k < category.size(); ++k) {
+          const Stamps& at = table.rows()[r].at;
+          if (static_cast<size_t>(category[k]) == c && at.nth(k) <= from && from < at.nth(k + 1) &&
+              (in.empty() || in.back() != r))
+            in.push_back(r);
+        }
+      if (c == k_time_categories || !in.empty()) {
+        shares.parts[std::min(c, static_cast<size_t>(TimeCategory::Idle))] += ps;
+        for (size_t n = 0; n < in.size(); ++n)
+          shares.kernel_ps[table.rows()[in[n]].kernel] += ps / in.size() + (n < ps % in.size());
+        break;
+      }
+    }
+  }
+  return shares;
+}
+
+TEST(KernelTime, ManyLaunchesOfSeveralKernelsShareTheRunAsDefined) {
+  // Random launches of three kernels on overlapping streams, t0 never decreasing; one in
+  // five has stamps out of order after t0 (an interval that would end before it starts
+  // counts for nothing).
+  std::mt19937_64 random(45);
+  std::vector<LaunchRecord> records;
+  uint64_t t0 = 0;
+  for (uint64_t id = 0; id < 300; ++id) {
+    t0 += random() % 4;
+    std::array<uint64_t, 7> t{t0};
+    for (size_t k = 1; k < t.size(); ++k)
+      t[k] = random() % 5 == 0 ? t0 + random() % 40 : t[k - 1] + random() % 6;
+    records.push_back(timed(id, std::string(1, static_cast<char>('a' + random() % 3)), t));
+  }
+  for (const uint64_t end_ps : {uint64_t{2000}, uint64_t{300}}) {
+    const LaunchTable table = make_launch_table(records);
+    const TimeShares expected = shares_by_definition(table, end_ps);
+    const TimeShares shares = time_shares(table, end_ps);
+    EXPECT_EQ(shares.parts, expected.parts) << end_ps;
+    EXPECT_EQ(shares.kernel_ps, expected.kernel_ps) << end_ps;
+    EXPECT_EQ(breakdown(table, end_ps), expected.parts);
+    EXPECT_EQ(kernel_time(table, end_ps), expected.kernel_ps);
+  }
 }
 
 LayerFigures layer(uint64_t host, uint64_t iload, uint64_t execute, uint64_t compute_roof,

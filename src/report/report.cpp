@@ -171,8 +171,11 @@ namespace {
 // Writes picoseconds as "12.345" (ns with three decimals) at `p`, which has room for
 // 24 characters; returns the end.
 char* put_ns(char* p, uint64_t ps) {
-  p = std::to_chars(p, p + 20, ps / 1000).ptr;
-  const auto frac = static_cast<unsigned>(ps % 1000);
+  const uint64_t ns = ps / 1000;
+  // 32-bit digits where they do (runs under 4.29 s): a cheaper division per digit pair.
+  p = ns <= UINT32_MAX ? std::to_chars(p, p + 10, static_cast<uint32_t>(ns)).ptr
+                       : std::to_chars(p, p + 20, ns).ptr;
+  const auto frac = static_cast<unsigned>(ps - ns * 1000);
   *p++ = '.';
   *p++ = static_cast<char>('0' + frac / 100);
   *p++ = static_cast<char>('0' + frac / 10 % 10);

@@ -150,6 +150,9 @@ TEST(FormatNs, EdgeCases) {
   EXPECT_EQ(format_ns(1010), "1.010");
   EXPECT_EQ(format_ns(1234567), "1234.567");
   EXPECT_EQ(format_ns(UINT64_MAX), "18446744073709551.615");
+  // Either side of the largest nanosecond count that 32 bits hold.
+  EXPECT_EQ(format_ns(uint64_t{4294967295} * 1000 + 999), "4294967295.999");
+  EXPECT_EQ(format_ns(uint64_t{4294967296} * 1000), "4294967296.000");
 }
 
 TEST(LaunchesCsv, HeaderAndRows) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <ostream>
 #include <unordered_map>
 
@@ -168,19 +169,48 @@ Distribution summarize(std::vector<uint64_t> values_ps) {
 
 namespace {
 
+// "00" to "99".
+constexpr char k_digit_pairs[] = "00010203040506070809101112131415161718192021222324"
+                                 "25262728293031323334353637383940414243444546474849"
+                                 "50515253545556575859606162636465666768697071727374"
+                                 "75767778798081828384858687888990919293949596979899";
+
+// Writes `value` (below 10^9) in decimal at `p`; returns the end. One call per number
+// of launches.csv adds up: with a count of digits first, each pair is written once.
+char* put_small(char* p, uint32_t value) {
+  const unsigned digits = value < 10          ? 1
+                          : value < 100       ? 2
+                          : value < 1000      ? 3
+                          : value < 10000     ? 4
+                          : value < 100000    ? 5
+                          : value < 1000000   ? 6
+                          : value < 10000000  ? 7
+                          : value < 100000000 ? 8
+                                              : 9;
+  char* end = p + digits;
+  char* q = end;
+  while (value >= 100) {
+    q -= 2;
+    std::memcpy(q, k_digit_pairs + 2 * (value % 100), 2);
+    value /= 100;
+  }
+  if (value >= 10)
+    std::memcpy(q - 2, k_digit_pairs + 2 * value, 2);
+  else
+    q[-1] = static_cast<char>('0' + value);
+  return end;
+}
+
 // Writes picoseconds as "12.345" (ns with three decimals) at `p`, which has room for
 // 24 characters; returns the end.
 char* put_ns(char* p, uint64_t ps) {
   const uint64_t ns = ps / 1000;
-  // 32-bit digits where they do (runs under 4.29 s): a cheaper division per digit pair.
-  p = ns <= UINT32_MAX ? std::to_chars(p, p + 10, static_cast<uint32_t>(ns)).ptr
-                       : std::to_chars(p, p + 20, ns).ptr;
+  p = ns < 1000000000 ? put_small(p, static_cast<uint32_t>(ns)) : std::to_chars(p, p + 20, ns).ptr;
   const auto frac = static_cast<unsigned>(ps - ns * 1000);
-  *p++ = '.';
-  *p++ = static_cast<char>('0' + frac / 100);
-  *p++ = static_cast<char>('0' + frac / 10 % 10);
-  *p++ = static_cast<char>('0' + frac % 10);
-  return p;
+  p[0] = '.';
+  p[1] = static_cast<char>('0' + frac / 100);
+  std::memcpy(p + 2, k_digit_pairs + 2 * (frac % 100), 2);
+  return p + 4;
 }
 
 } // namespace

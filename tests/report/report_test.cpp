@@ -150,9 +150,15 @@ TEST(FormatNs, EdgeCases) {
   EXPECT_EQ(format_ns(1010), "1.010");
   EXPECT_EQ(format_ns(1234567), "1234.567");
   EXPECT_EQ(format_ns(UINT64_MAX), "18446744073709551.615");
-  // Either side of the largest nanosecond count that 32 bits hold.
-  EXPECT_EQ(format_ns(uint64_t{4294967295} * 1000 + 999), "4294967295.999");
-  EXPECT_EQ(format_ns(uint64_t{4294967296} * 1000), "4294967296.000");
+  // Every count of digits, and either side of a billion nanoseconds.
+  std::string digits = "1";
+  for (uint64_t ns = 1; ns <= 10000000000; ns *= 10, digits += "0") {
+    EXPECT_EQ(format_ns(ns * 1000 + 5), digits + ".005");
+    const std::string nines = ns > 1 ? std::string(digits.size() - 1, '9') : "0";
+    EXPECT_EQ(format_ns(ns * 1000 - 1), nines + ".999");
+  }
+  EXPECT_EQ(format_ns(uint64_t{999999999} * 1000 + 42), "999999999.042");
+  EXPECT_EQ(format_ns(uint64_t{1000000000} * 1000 + 420), "1000000000.420");
 }
 
 TEST(LaunchesCsv, HeaderAndRows) {

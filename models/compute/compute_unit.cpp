@@ -44,7 +44,7 @@ void ComputeUnit::serve() {
     while (!m_job)
       sc_core::wait(m_start);
     const KernelJob& job = *m_job; // kept until done(): start() refuses a second job
-    const uint64_t t3 = to_ps(sc_core::sc_time_stamp());
+    const uint64_t t3 = to_ps(time_now(*this));
     UnitResult result;
     result.unit = m_index;
     const uint64_t hits = icache->hits(), misses = icache->misses();
@@ -54,13 +54,13 @@ void ComputeUnit::serve() {
     icache->preload(job.binary_addr, job.binary_bytes, job.launch_id, ahead ? &m_owed_ps : nullptr);
     result.preload_hits = icache->hits() - hits;
     result.preload_misses = icache->misses() - misses;
-    result.resident_ps = to_ps(sc_core::sc_time_stamp()) + m_owed_ps;
+    result.resident_ps = to_ps(time_now(*this)) + m_owed_ps;
     m_instruction_stall_ps += result.resident_ps - t3;
     m_job_dram_bytes = 0;
     execute(job, result, ahead);
     settle();
     result.dram_bytes = m_job_dram_bytes;
-    result.finished_ps = to_ps(sc_core::sc_time_stamp());
+    result.finished_ps = to_ps(time_now(*this));
     m_occupied_ps += result.finished_ps - t3;
     ++m_kernels;
     DoneCallback done = std::move(m_done);
@@ -190,7 +190,7 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
     const double vector_op_ps =
         static_cast<double>(per_op * m_period_ps) / static_cast<double>(m_config.vector_lanes);
     for (uint64_t i = 0; i < plan.size(); ++i) {
-      const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
+      const uint64_t stall_from = to_ps(time_now(*this));
       while (m_ready.empty())
         sc_core::wait(m_loaded);
       Tile tile = std::move(m_ready.front());
@@ -200,7 +200,7 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
       if (!tile.stores.empty())
         while (m_results_issued >= m_results_stored + plan.result_buffers())
           sc_core::wait(m_stored);
-      m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
+      m_memory_stall_ps += to_ps(time_now(*this)) - stall_from;
       fetch_hot_loop(job, result);
       wait_cycles(tile.cycles);
       const uint64_t t_ps = tile.cycles * m_period_ps;
@@ -229,10 +229,10 @@ void ComputeUnit::run_op(const KernelJob& job, const OpSpec& op, UnitResult& res
         m_store_go.notify(sc_core::SC_ZERO_TIME);
       }
     }
-    const uint64_t stall_from = to_ps(sc_core::sc_time_stamp());
+    const uint64_t stall_from = to_ps(time_now(*this));
     while (m_results_stored < m_results_issued)
       sc_core::wait(m_stored);
-    m_memory_stall_ps += to_ps(sc_core::sc_time_stamp()) - stall_from;
+    m_memory_stall_ps += to_ps(time_now(*this)) - stall_from;
     m_running = false;
   }
 }
@@ -337,10 +337,10 @@ void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, ui
   const std::string what = std::string(load ? "operand load" : "result store") + " of launch " +
                            std::to_string(job.launch_id) + " on unit " + std::to_string(m_index);
   if (m_dma_active++ == 0)
-    m_dma_since_ps = to_ps(sc_core::sc_time_stamp());
+    m_dma_since_ps = to_ps(time_now(*this));
   pool.run(descriptors.size(), [&](uint64_t i) { dma->run(descriptors[i], what, tag); });
   if (--m_dma_active == 0)
-    m_memory_active_ps += to_ps(sc_core::sc_time_stamp()) - m_dma_since_ps;
+    m_memory_active_ps += to_ps(time_now(*this)) - m_dma_since_ps;
   m_dma_transfers += descriptors.size();
   for (const DmaTransfer& d : descriptors) {
     (load ? m_bytes_loaded : m_bytes_stored) += d.bytes();

@@ -51,7 +51,7 @@ void Driver::on_completion(uint64_t command_id, uint64_t device_ps, uint64_t lan
     ++m_interrupts;
     cpu->interrupt(lands_in_ps, command_id);
   } else {
-    m_landed.emplace_back(to_ps(sc_core::sc_time_stamp()) + lands_in_ps, command_id);
+    m_landed.emplace_back(to_ps(time_now(*this)) + lands_in_ps, command_id);
   }
 }
 
@@ -66,8 +66,7 @@ void Driver::learn(uint64_t command_id) {
   --m_rings[c.queue].outstanding;
   --m_stream_outstanding[c.stream];
   if (c.launch_id >= 0 && m_observer)
-    m_observer->stamped(static_cast<uint64_t>(c.launch_id), Stamp::Learnt,
-                        to_ps(sc_core::sc_time_stamp()));
+    m_observer->stamped(static_cast<uint64_t>(c.launch_id), Stamp::Learnt, to_ps(time_now(*this)));
 }
 
 void Driver::wait_until(const std::function<bool()>& ready, const std::string& what,
@@ -111,7 +110,7 @@ void Driver::poll_until(const std::function<bool()>& ready) {
 
 void Driver::poll_landed() {
   ++m_polls;
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   while (!m_landed.empty() && m_landed.front().first <= now) {
     learn(m_landed.front().second);
     m_landed.pop_front();

@@ -19,13 +19,13 @@ void HostCpu::run() {
     if (m_program)
       m_program();
     m_finished = true;
-    m_end_ps = to_ps(sc_core::sc_time_stamp());
+    m_end_ps = to_ps(time_now(*this));
   });
 }
 
 void HostCpu::isr() {
   guarded([this] {
-    const uint64_t now = to_ps(sc_core::sc_time_stamp());
+    const uint64_t now = to_ps(time_now(*this));
     bool any = false;
     while (!m_irq_pending.empty() && m_irq_pending.front().first <= now) {
       if (handler.size() > 0)
@@ -44,7 +44,7 @@ void HostCpu::isr() {
 void HostCpu::interrupt(uint64_t in_ps, uint64_t token) {
   // Interrupts follow the records landing, which land in order.
   const uint64_t after = in_ps + m_config.interrupt_latency_ps;
-  m_irq_pending.emplace_back(to_ps(sc_core::sc_time_stamp()) + after, token);
+  m_irq_pending.emplace_back(to_ps(time_now(*this)) + after, token);
   m_irq.notify(ps(after));
 }
 
@@ -53,8 +53,7 @@ HostActivity HostCpu::set_activity(HostActivity activity) {
 }
 
 void HostCpu::busy(uint64_t duration_ps) {
-  m_open = {to_ps(sc_core::sc_time_stamp() + m_ahead), duration_ps, m_activity,
-            OpenSpan::Kind::Busy};
+  m_open = {to_ps(time_now(*this) + m_ahead), duration_ps, m_activity, OpenSpan::Kind::Busy};
   sc_core::wait(m_ahead + ps(duration_ps));
   m_open = {};
   m_ahead = sc_core::SC_ZERO_TIME;
@@ -74,12 +73,12 @@ void HostCpu::catch_up() {
 }
 
 void HostCpu::sleep_until(const std::function<bool()>& ready) {
-  const uint64_t start = to_ps(sc_core::sc_time_stamp());
+  const uint64_t start = to_ps(time_now(*this));
   m_open = {start, 0, m_activity, OpenSpan::Kind::Sleeping};
   while (!ready())
     sc_core::wait(m_woken);
   m_open = {};
-  m_blocked_ps += to_ps(sc_core::sc_time_stamp()) - start;
+  m_blocked_ps += to_ps(time_now(*this)) - start;
 }
 
 void HostCpu::halt() {
@@ -94,24 +93,24 @@ bool HostCpu::store(uint64_t addr, const uint8_t* data, uint32_t len) {
   tag.posted = true; // posted stores: a PCIe link need not wait for them
   // Shared ports along the way take requests in time order: issue at the host's time.
   catch_up();
-  const uint64_t before = to_ps(sc_core::sc_time_stamp());
+  const uint64_t before = to_ps(time_now(*this));
   if (transact(socket, tlm::TLM_WRITE_COMMAND, addr, const_cast<uint8_t*>(data), len, tag,
                m_ahead) != tlm::TLM_OK_RESPONSE)
     return false;
   // The host runs on once the response is back (the returned delay, left in m_ahead).
-  count_busy(to_ps(sc_core::sc_time_stamp() + m_ahead) - before);
+  count_busy(to_ps(time_now(*this) + m_ahead) - before);
   return true;
 }
 
 bool HostCpu::mmio_write(uint64_t addr, const uint8_t* data, uint32_t len, uint64_t cost_ps) {
   NpuExtension tag;
   tag.who = Initiator::Host;
-  const sc_core::sc_time before = sc_core::sc_time_stamp() + m_ahead;
+  const sc_core::sc_time before = time_now(*this) + m_ahead;
   m_ahead += ps(cost_ps);
   if (transact(socket, tlm::TLM_WRITE_COMMAND, addr, const_cast<uint8_t*>(data), len, tag,
                m_ahead) != tlm::TLM_OK_RESPONSE)
     return false;
-  count_busy(to_ps(sc_core::sc_time_stamp() + m_ahead - before));
+  count_busy(to_ps(time_now(*this) + m_ahead - before));
   return true;
 }
 

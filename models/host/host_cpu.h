@@ -36,7 +36,7 @@ public:
   uint64_t busy_ps() const { return m_busy_ps; }
   uint64_t blocked_ps() const { return m_blocked_ps; }
 
-  uint64_t now_ps() const override { return to_ps(sc_core::sc_time_stamp() + m_ahead); }
+  uint64_t now_ps() const override { return to_ps(time_now(*this) + m_ahead); }
   HostActivity set_activity(HostActivity activity) override;
   void busy(uint64_t duration_ps) override;
   void run_ahead(uint64_t duration_ps) override;

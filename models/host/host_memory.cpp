@@ -20,7 +20,7 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
     payload.set_response_status(tlm::TLM_ADDRESS_ERROR_RESPONSE);
     return;
   }
-  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay) + m_latency_ps;
+  const uint64_t ready = to_ps(time_now(*this) + delay) + m_latency_ps;
   const uint64_t duration = transfer_ps(len, m_bytes_per_s);
   const uint64_t start = m_port.reserve(ready, duration);
   uint64_t end = start + duration;
@@ -34,7 +34,7 @@ void HostMemory::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time
     copy_payload_data(m_memory, payload);
   }
   m_bytes += len;
-  delay = ps(end) - sc_core::sc_time_stamp();
+  delay = ps(end) - time_now(*this);
   payload.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 

@@ -39,7 +39,7 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
   const uint64_t lines = (addr + bytes - first + line - 1) / line;
   // The tags are this unit's alone (others read them only while it is free), so the
   // lookups may run ahead of the clock by what the caller owes.
-  const uint64_t start = to_ps(sc_core::sc_time_stamp()) + (owed ? *owed : 0);
+  const uint64_t start = to_ps(time_now(*this)) + (owed ? *owed : 0);
   // Every line is looked up in order; a miss claims its line (evicting the LRU way)
   // and joins the fills.
   m_missing.clear();
@@ -73,7 +73,7 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
     sc_core::wait(ps(first_wait));
   if (!m_missing.empty()) {
     if (m_trace)
-      m_trace->icache_misses(static_cast<uint32_t>(m_unit), to_ps(sc_core::sc_time_stamp()),
+      m_trace->icache_misses(static_cast<uint32_t>(m_unit), to_ps(time_now(*this)),
                              m_missing.size());
     NpuExtension ext;
     ext.who = Initiator::ICache;
@@ -84,17 +84,17 @@ uint64_t ICache::access(uint64_t addr, uint64_t bytes, uint64_t launch_id, bool 
       // every fill may share one scratch line.
       // Fills that fall at one time, of this unit or others, go in order of unit and fill.
       const TimeOrder::Key key{TimeOrder::kInstructionCache, static_cast<uint64_t>(m_unit), i};
-      m_order->wait_until(to_ps(sc_core::sc_time_stamp()), key);
+      m_order->wait_until(to_ps(time_now(*this)), key);
       sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
       const auto status = transact(socket, tlm::TLM_READ_COMMAND, m_missing[i], m_line.data(),
                                    static_cast<uint32_t>(line), ext, delay);
-      m_order->wait_until(to_ps(sc_core::sc_time_stamp() + delay), key);
+      m_order->wait_until(to_ps(time_now(*this) + delay), key);
       if (status != tlm::TLM_OK_RESPONSE)
         throw SimulationError("instruction fetch of launch " + std::to_string(launch_id) +
                               " on unit " + std::to_string(m_unit) + " failed: address not mapped");
     });
   }
-  const uint64_t took = to_ps(sc_core::sc_time_stamp()) - start;
+  const uint64_t took = to_ps(time_now(*this)) - start;
   counts.ps += took;
   return took;
 }
@@ -116,9 +116,9 @@ void ICacheL2::b_transport(int /*unit*/, tlm::tlm_generic_payload& payload,
                            sc_core::sc_time& delay) {
   const uint64_t line = payload.get_address() / m_line_bytes;
   // One lookup per cycle: wait for the port, then the lookup latency.
-  const uint64_t now = to_ps(sc_core::sc_time_stamp()) + to_ps(delay);
+  const uint64_t now = to_ps(time_now(*this)) + to_ps(delay);
   const uint64_t start = m_port.reserve(now, m_period_ps);
-  sc_core::wait(ps(start - to_ps(sc_core::sc_time_stamp()) + m_config.latency_ps));
+  sc_core::wait(ps(start - to_ps(time_now(*this)) + m_config.latency_ps));
   delay = sc_core::SC_ZERO_TIME;
   const auto filling = m_filling.find(line);
   if (filling != m_filling.end()) {

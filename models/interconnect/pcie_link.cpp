@@ -50,7 +50,7 @@ uint64_t PcieLink::cross(Direction& dir, uint64_t bytes, uint64_t ready_ps, uint
 void PcieLink::forward(Direction& there, Direction& back, tlm::tlm_generic_payload& payload,
                        sc_core::sc_time& delay, bool downstream) {
   const uint64_t len = payload.get_data_length();
-  const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
+  const uint64_t ready = to_ps(time_now(*this) + delay);
   auto* span = payload.get_extension<SpanExtension>();
   // A write carries its data out; a read sends only a request packet (a span one per unit,
   // as its bursts would), and its data comes back as the span's data came in.
@@ -61,18 +61,18 @@ void PcieLink::forward(Direction& there, Direction& back, tlm::tlm_generic_paylo
   if (span && payload.is_write())
     arrive =
         std::max(arrive, ready + span->spread_ps + wire_ps(unit, &unused, 1) + m_config.latency_ps);
-  delay = ps(arrive) - sc_core::sc_time_stamp();
+  delay = ps(arrive) - time_now(*this);
   if (downstream)
     down_out->b_transport(payload, delay);
   else
     up_out->b_transport(payload, delay);
   if (payload.is_read() && payload.is_response_ok()) {
-    const uint64_t done = to_ps(sc_core::sc_time_stamp() + delay);
-    delay = ps(cross(back, len, done)) - sc_core::sc_time_stamp();
+    const uint64_t done = to_ps(time_now(*this) + delay);
+    delay = ps(cross(back, len, done)) - time_now(*this);
   }
   if (span) {
     // Its first unit ahead of the rest by the rest's time on the wire.
-    const uint64_t last = to_ps(sc_core::sc_time_stamp() + delay);
+    const uint64_t last = to_ps(time_now(*this) + delay);
     const uint64_t rest =
         wire_ps(len, &unused, 1) - std::min(wire_ps(len, &unused, 1), wire_ps(unit, &unused, 1));
     span->first_done_ps = std::max(ready, last - std::min(last, rest));
@@ -85,13 +85,13 @@ void PcieLink::b_down(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   if (payload.is_write() && ext && ext->posted) {
     // The data leaves with the packets; the initiator goes on once they are out.
     const uint64_t len = payload.get_data_length();
-    const uint64_t ready = to_ps(sc_core::sc_time_stamp() + delay);
+    const uint64_t ready = to_ps(time_now(*this) + delay);
     Posted p;
     p.addr = payload.get_address();
     p.data.assign(payload.get_data_ptr(), payload.get_data_ptr() + len);
     p.arrive_ps = cross(m_down, len, ready);
     p.ext = *ext;
-    delay = ps(p.arrive_ps - m_config.latency_ps) - sc_core::sc_time_stamp();
+    delay = ps(p.arrive_ps - m_config.latency_ps) - time_now(*this);
     m_posted.push_back(std::move(p));
     ++m_posted_writes;
     m_posted_added.notify(sc_core::SC_ZERO_TIME);
@@ -100,10 +100,10 @@ void PcieLink::b_down(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay
   }
   // Ordered behind earlier posted writes: they reach the device first.
   if (!m_posted.empty()) {
-    const sc_core::sc_time at = sc_core::sc_time_stamp() + delay;
+    const sc_core::sc_time at = time_now(*this) + delay;
     while (!m_posted.empty())
       sc_core::wait(m_posted_drained);
-    delay = at > sc_core::sc_time_stamp() ? at - sc_core::sc_time_stamp() : sc_core::SC_ZERO_TIME;
+    delay = at > time_now(*this) ? at - time_now(*this) : sc_core::SC_ZERO_TIME;
   }
   forward(m_down, m_up, payload, delay, true);
 }
@@ -115,7 +115,7 @@ void PcieLink::deliver_posted() {
       while (m_posted.empty())
         sc_core::wait(m_posted_added);
       Posted& p = m_posted.front();
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      const uint64_t now = to_ps(time_now(*this));
       sc_core::sc_time delay = ps(p.arrive_ps > now ? p.arrive_ps - now : 0);
       payload.set_command(tlm::TLM_WRITE_COMMAND);
       payload.set_address(p.addr);

@@ -39,7 +39,7 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
   }
   uint64_t value = 0;
   // The register takes effect two cycles after the write arrives.
-  const uint64_t arrives = to_ps(sc_core::sc_time_stamp() + delay) + 2 * m_period_ps;
+  const uint64_t arrives = to_ps(time_now(*this) + delay) + 2 * m_period_ps;
   if (payload.is_write()) {
     std::memcpy(&value, payload.get_data_ptr(), 8);
     Queue& q = m_queues[queue];
@@ -53,10 +53,10 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
     q.posted_index = value;
     m_posted.push_back({at, queue, value});
     if (m_posted.size() == 1)
-      m_doorbell.notify(ps(at) - sc_core::sc_time_stamp());
-    delay = ps(at) - sc_core::sc_time_stamp();
+      m_doorbell.notify(ps(at) - time_now(*this));
+    delay = ps(at) - time_now(*this);
   } else if (payload.is_read()) {
-    sc_core::wait(ps(arrives) - sc_core::sc_time_stamp());
+    sc_core::wait(ps(arrives) - time_now(*this));
     delay = sc_core::SC_ZERO_TIME;
     apply_doorbells();
     value = m_queues[queue].fetch_index;
@@ -66,7 +66,7 @@ void Scheduler::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time&
 }
 
 void Scheduler::apply_doorbells() {
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   while (!m_posted.empty() && m_posted.front().at_ps <= now) {
     const PostedDoorbell d = m_posted.front();
     m_posted.pop_front();
@@ -115,14 +115,14 @@ void Scheduler::fetch() {
       // Sleep until the next doorbell arrives (its notification may have fired while
       // this thread was busy).
       if (!m_posted.empty())
-        m_doorbell.notify(ps(m_posted.front().at_ps) - sc_core::sc_time_stamp());
+        m_doorbell.notify(ps(m_posted.front().at_ps) - time_now(*this));
       sc_core::wait(m_doorbell);
       continue;
     }
     const uint32_t q = static_cast<uint32_t>(found);
     m_fetch_cursor = (q + 1) % m_queues.size();
     Queue& queue = m_queues[q];
-    const uint64_t start = to_ps(sc_core::sc_time_stamp());
+    const uint64_t start = to_ps(time_now(*this));
     const uint64_t slot = queue.fetch_index;
     // Each read returns the time until its response is back (`delay`); the decode
     // follows the last.
@@ -142,9 +142,9 @@ void Scheduler::fetch() {
         throw SimulationError("scheduler: malformed argument block in queue " + std::to_string(q));
     }
     sc_core::wait(delay + ps(m_config.decode_cycles * m_period_ps));
-    cmd.fetch_ps = to_ps(sc_core::sc_time_stamp()) - start;
+    cmd.fetch_ps = to_ps(time_now(*this)) - start;
     cmd.arrival = m_arrivals++;
-    cmd.fetched_ps = to_ps(sc_core::sc_time_stamp());
+    cmd.fetched_ps = to_ps(time_now(*this));
     ++queue.fetch_index;
     ++m_fetched;
     m_side_pending += kernel ? 0 : 1;
@@ -189,15 +189,15 @@ bool Scheduler::advance_queues() {
       ++m_event_ops;
       // The command processor releases (record) or passes (wait) the semaphore; other
       // queues wait meanwhile. A record counts once this is done.
-      const uint64_t begin = to_ps(sc_core::sc_time_stamp());
+      const uint64_t begin = to_ps(time_now(*this));
       sc_core::wait(ps(m_config.event_cycles * m_period_ps));
       const auto* record = std::get_if<EventRecordCommand>(&cmd.desc.body);
       if (m_trace)
         m_trace->slice(TraceTrack::Queue, q, record ? "event_record" : "stream_wait_event", begin,
-                       to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
+                       to_ps(time_now(*this)), Tracer::kNoLaunch);
       if (record) {
         ++m_event_records[record->event];
-        m_event_release[record->event] = {cause.launch, to_ps(sc_core::sc_time_stamp())};
+        m_event_release[record->event] = {cause.launch, to_ps(time_now(*this))};
         m_wake.notify(sc_core::SC_ZERO_TIME); // waits in other queues may now pass
       }
       complete(cmd, cause.launch);
@@ -253,7 +253,7 @@ void Scheduler::start_kernel(uint32_t q) {
     cause = m_unit_release;
   run.cmd = std::move(queue.pending.front());
   queue.pending.pop_front();
-  const uint64_t dispatch_start = to_ps(sc_core::sc_time_stamp());
+  const uint64_t dispatch_start = to_ps(time_now(*this));
   sc_core::wait(ps(m_config.dispatch_cycles * m_period_ps));
   const KernelCommand& d = std::get<KernelCommand>(run.cmd.desc.body);
   std::vector<UnitView>& views = m_views;
@@ -274,7 +274,7 @@ void Scheduler::start_kernel(uint32_t q) {
   const uint64_t id = m_next_run++;
   run.remaining = d.units;
   run.dispatch_start_ps = dispatch_start;
-  run.assigned_ps = to_ps(sc_core::sc_time_stamp());
+  run.assigned_ps = to_ps(time_now(*this));
   if (m_observer)
     m_observer->dispatched(d.launch_id,
                            LaunchDispatch{run.assigned_ps,
@@ -314,7 +314,7 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   m_unit_free[static_cast<size_t>(unit)] = true;
   ++m_free_units;
   const uint64_t launch = std::get<KernelCommand>(m_running.at(run_id).cmd.desc.body).launch_id;
-  m_unit_release = {static_cast<int64_t>(launch), to_ps(sc_core::sc_time_stamp())};
+  m_unit_release = {static_cast<int64_t>(launch), to_ps(time_now(*this))};
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
@@ -336,7 +336,7 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
     const uint32_t q = done.cmd.desc.queue;
     const KernelCommand& d = std::get<KernelCommand>(done.cmd.desc.body);
     m_trace->slice(TraceTrack::Queue, q, m_kernels.at(d.kernel).name, done.dispatch_start_ps,
-                   to_ps(sc_core::sc_time_stamp()), id);
+                   to_ps(time_now(*this)), id);
     m_trace->slice(TraceTrack::Queue, q, "dispatch", done.dispatch_start_ps, done.assigned_ps, id);
   }
   Queue& queue = m_queues[done.cmd.desc.queue];
@@ -364,13 +364,13 @@ void Scheduler::run_copy(Command cmd, Release cause) {
 void Scheduler::copy(const Command& cmd, Release cause) {
   NpuExtension tag;
   tag.who = Initiator::Dma;
-  const uint64_t begin = to_ps(sc_core::sc_time_stamp());
+  const uint64_t begin = to_ps(time_now(*this));
   const CopyCommand& c = std::get<CopyCommand>(cmd.desc.body);
   dma->run(DmaTransfer::linear(c.dst, c.src, c.bytes),
            "memcpy command " + std::to_string(cmd.desc.command_id), tag);
   if (m_trace)
-    m_trace->slice(TraceTrack::Queue, cmd.desc.queue, "memcpy", begin,
-                   to_ps(sc_core::sc_time_stamp()), Tracer::kNoLaunch);
+    m_trace->slice(TraceTrack::Queue, cmd.desc.queue, "memcpy", begin, to_ps(time_now(*this)),
+                   Tracer::kNoLaunch);
   account(m_queues[cmd.desc.queue]);
   m_queues[cmd.desc.queue].running = false;
   m_wake.notify(sc_core::SC_ZERO_TIME);
@@ -378,7 +378,7 @@ void Scheduler::copy(const Command& cmd, Release cause) {
 }
 
 void Scheduler::account(Queue& q) {
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   const uint64_t depth = q.depth();
   q.depth_area += depth * (now - q.since_ps);
   q.nonempty_ps += depth > 0 ? now - q.since_ps : 0;
@@ -394,7 +394,7 @@ Scheduler::Release Scheduler::release_of(const Command& cmd, const Queue& q) con
 }
 
 void Scheduler::complete(const Command& cmd, int64_t origin) {
-  const uint64_t now = to_ps(sc_core::sc_time_stamp());
+  const uint64_t now = to_ps(time_now(*this));
   m_queues[cmd.desc.queue].released = {origin, now};
   m_completions.push_back({cmd.desc.queue, cmd.desc.command_id, now, origin});
   ++m_completing;
@@ -412,7 +412,7 @@ void Scheduler::completion_loop() {
     while (true) {
       while (m_completions.empty())
         sc_core::wait(m_completion_go);
-      const uint64_t now = to_ps(sc_core::sc_time_stamp());
+      const uint64_t now = to_ps(time_now(*this));
       if (free_at > now) {
         sc_core::wait(ps(free_at - now));
         continue;
@@ -431,7 +431,7 @@ void Scheduler::completion_loop() {
         throw SimulationError("scheduler: completion record write failed");
       // The host side takes the landing time; the writer need not wait for it unless
       // another record is ready (dispatch does not depend on records).
-      free_at = to_ps(sc_core::sc_time_stamp() + delay);
+      free_at = to_ps(time_now(*this) + delay);
       --m_completing;
       if (completions.size() > 0)
         completions->on_completion(c.command_id, c.device_ps, to_ps(delay), c.origin);

@@ -21,6 +21,12 @@ namespace npu {
 /// (SpanExtension::more: a DMA's spans due together) are held until the last one comes and
 /// served together (TransactionDram::serve_batch: as FR-FCFS serves what waits in its
 /// queues at once), the others answered over the backward path.
+///
+/// A non-blocking write waits as it would in the cycle controller's write queue, which
+/// drains writes when its read queue is empty or its writes reach the high watermark: it is
+/// served once every channel it uses has issued the reads booked there (an SC_METHOD wakes
+/// then), or at once when it fills a channel's write queue to `write_high`, and answered over
+/// the backward path. A blocking write is served when it arrives.
 class DdrTransactionLevel : public sc_core::sc_module {
 public:
   /// Moves a payload's data and counts it (the DDR's storage and statistics).
@@ -47,10 +53,36 @@ private:
 
   /// The transaction a payload arriving at `at_ps` asks for (false: an error, answered).
   bool transaction_of(tlm::tlm_generic_payload& payload, uint64_t at_ps, DramTransaction& t);
-  /// Serves `held` together and answers them, all but `in_call`, whose answer it sets in
-  /// `in_call_delay`.
-  void serve(std::vector<Held>& held, const tlm::tlm_generic_payload* in_call,
+  /// A write waiting in the controller's write queues.
+  struct HeldWrite {
+    Held held;
+    DramTransaction t;
+    uint64_t channels = 0; ///< channels its lines use (channel c: bit c % 64)
+    uint32_t slot = 0;     ///< its requests per channel: m_slot_lines from slot * channels
+  };
+
+  /// Serves the reads of `held` together and answers them, all but `in_call`, whose answer
+  /// it sets in `in_call_delay`; the writes wait in the write queues (hold_write). Returns
+  /// whether `in_call` was answered.
+  bool serve(std::vector<Held>& held, const tlm::tlm_generic_payload* in_call,
              sc_core::sc_time& in_call_delay);
+  /// Serves `held` (transactions `ts`) together and answers them as serve() does.
+  bool serve_now(std::vector<Held>& held, std::vector<DramTransaction>& ts,
+                 const tlm::tlm_generic_payload* in_call, sc_core::sc_time& in_call_delay);
+  /// Queues a write; returns the channels (as HeldWrite::channels) whose write queue it
+  /// filled to the high watermark.
+  uint64_t hold_write(const Held& h, const DramTransaction& t);
+  /// When the controller would serve held write `w`: once every channel it uses has issued
+  /// the reads booked there (the read queue empty), the cycle controller drains its writes.
+  uint64_t write_ready(const HeldWrite& w) const;
+  /// Serves the held writes that `pick` chooses, none before now, as serve() does.
+  template <typename Pick>
+  bool drain_writes(Pick pick, const tlm::tlm_generic_payload* in_call,
+                    sc_core::sc_time& in_call_delay);
+  /// The process that serves the held writes whose reads are done.
+  void on_drain();
+  /// Arms on_drain() at the earliest write_ready() of the held writes.
+  void schedule_drain();
   /// Moves the payload's data and sets its answer: `delay` from now to when it is done.
   void answer(tlm::tlm_generic_payload& payload, uint64_t at_ps, const DramTransactionDone& done,
               sc_core::sc_time& delay);
@@ -68,8 +100,14 @@ private:
   MoveData m_move;
   Answer m_answer;
   TransactionDram m_dram;
-  std::vector<Held> m_batch; ///< spans of the batch being received
-  std::vector<DramTransaction> m_transactions;
+  std::vector<Held> m_batch;           ///< spans of the batch being received
+  std::vector<HeldWrite> m_writes;     ///< writes waiting in the write queues
+  std::vector<uint32_t> m_write_lines; ///< their 64-byte requests, per channel
+  std::vector<uint32_t> m_slot_lines;  ///< each held write's requests, per channel
+  std::vector<uint32_t> m_free_slots;  ///< slots of m_slot_lines no write holds
+  uint32_t m_write_high = 1;           ///< requests of a channel that start a drain
+  sc_core::sc_event m_drain;
+  std::vector<DramTransaction> m_transactions; ///< the transactions serve_now() serves
   std::vector<DramTransactionDone> m_done;
 };
 

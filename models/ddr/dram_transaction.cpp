@@ -190,8 +190,7 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
   m_forming.clear();
 }
 
-void TransactionDram::count_lines(const DramTransaction& t,
-                                  std::vector<uint32_t>& per_channel) const {
+void TransactionDram::count_lines(const DramTransaction& t, uint32_t* per_channel) const {
   const uint64_t line = m_spec.access_bytes;
   const uint64_t unit = t.unit_bytes > 0 ? std::min(t.unit_bytes, t.row_bytes) : t.row_bytes;
   for (uint64_t r = 0; r < t.rows && unit > 0; ++r) {
@@ -494,6 +493,8 @@ inline void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint
   if (ch.bus.size() > 64)
     ch.bus.forget_before(std::min(c0, m_horizon));
   book_banks(ch, r, first_col, first_col + busy - m_burst);
+  if (!is_write)
+    ch.last_read_column = std::max(ch.last_read_column, first_col + busy - m_burst);
   count_part(ch, is_write, k, n, opened, data, busy, from_arrival, last_arrival);
   if (from < r.first_lines) {
     const uint32_t in_unit = std::min(r.first_lines, from + k) - from;

@@ -68,8 +68,8 @@ public:
   void serve_batch(const std::vector<DramTransaction>& batch,
                    std::vector<DramTransactionDone>& done);
 
-  /// Adds the 64-byte requests of `t` to `per_channel` (one count per channel).
-  void count_lines(const DramTransaction& t, std::vector<uint32_t>& per_channel) const;
+  /// Adds the 64-byte requests of `t` to `per_channel[0, channels())`, one count per channel.
+  void count_lines(const DramTransaction& t, uint32_t* per_channel) const;
 
   /// Counters summed over the channels.
   DramChannelStats stats() const;
@@ -77,6 +77,12 @@ public:
   /// dram_energy(), with the refreshes due by `refreshed_until` (the banks' state then kept
   /// to `end`).
   DramActivity activity(uint64_t end, uint64_t refreshed_until = UINT64_MAX) const;
+  /// The clock of the latest RD booked on `channel`: its read queue holds requests until
+  /// then.
+  uint64_t reads_queued_until(uint32_t channel) const {
+    return m_channels[channel].last_read_column;
+  }
+  uint32_t channels() const { return static_cast<uint32_t>(m_channels.size()); }
   /// The arrival of the latest transaction served (clocks).
   uint64_t last_arrival() const { return m_last_arrival; }
   /// Clocks from a RD (WR) to the end of its data burst.
@@ -145,7 +151,8 @@ private:
     BusCalendar bus;
     bool used = false;
     bool last_write = false;
-    uint64_t direction_lines = 0; ///< lines served since the direction last changed
+    uint64_t direction_lines = 0;  ///< lines served since the direction last changed
+    uint64_t last_read_column = 0; ///< the latest RD booked (clock)
     uint32_t last_rank = 0;
     DramChannelStats stats;
     uint64_t precharges = 0; ///< rows closed (PRE, each bank of a PREA, closed page)

@@ -315,5 +315,88 @@ TEST(Ddr, BlockedAccessesEnterTheQueueInOrderOfArrival) {
   EXPECT_GE(done[1], 33 * burst_ps);
 }
 
+// Issues non-blocking accesses, each at its time, and records when each is answered.
+class NbInitiator : public sc_core::sc_module {
+public:
+  struct Access {
+    uint64_t at_ps = 0;
+    tlm::tlm_command cmd = tlm::TLM_READ_COMMAND;
+    uint64_t addr = 0;
+    uint32_t len = 0;
+    uint64_t done_ps = 0;
+  };
+  tlm_utils::simple_initiator_socket<NbInitiator> socket;
+  std::vector<Access> accesses;
+
+  NbInitiator(sc_core::sc_module_name name, std::vector<Access> list)
+      : sc_module(name), socket("socket"), accesses(std::move(list)), m_payloads(accesses.size()),
+        m_data(accesses.size()) {
+    SC_HAS_PROCESS(NbInitiator);
+    socket.register_nb_transport_bw(this, &NbInitiator::nb_transport_bw);
+    SC_THREAD(run);
+  }
+
+private:
+  void run() {
+    for (size_t i = 0; i < accesses.size(); ++i) {
+      Access& a = accesses[i];
+      sc_core::wait(ps(a.at_ps - now_ps()));
+      m_data[i].assign(a.len, 0);
+      tlm::tlm_generic_payload& p = m_payloads[i];
+      p.set_command(a.cmd);
+      p.set_address(a.addr);
+      p.set_data_ptr(m_data[i].data());
+      p.set_data_length(a.len);
+      p.set_streaming_width(a.len);
+      p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      tlm::tlm_phase phase = tlm::BEGIN_REQ;
+      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      if (socket->nb_transport_fw(p, phase, delay) == tlm::TLM_COMPLETED)
+        a.done_ps = now_ps() + to_ps(delay);
+    }
+  }
+  tlm::tlm_sync_enum nb_transport_bw(tlm::tlm_generic_payload& p, tlm::tlm_phase&,
+                                     sc_core::sc_time& delay) {
+    accesses[static_cast<size_t>(&p - m_payloads.data())].done_ps = now_ps() + to_ps(delay);
+    return tlm::TLM_COMPLETED;
+  }
+
+  std::vector<tlm::tlm_generic_payload> m_payloads;
+  std::vector<std::vector<uint8_t>> m_data;
+};
+
+// The controller drains writes when its read queue is empty (or its write queue fills): a
+// read that arrives after a write, while older reads still wait, is served before it. At
+// both levels: the transaction level holds the write until the reads booked before it
+// have issued.
+TEST(Ddr, AReadArrivingWhileReadsWaitGoesBeforeAnEarlierWrite) {
+  test::use_ps_resolution();
+  const auto config = [](const std::string& model) {
+    return ddr_section(
+        "name: t\nddr: {preset: LPDDR4-3200, channels: 1, refresh: false, model: " + model + "}\n");
+  };
+  Ddr cycle("cycle", config("cycle"), Granularity::Burst);
+  Ddr transaction("transaction", config("transaction"), Granularity::Burst);
+  // A 2 KiB read at 0 (32 bursts, about 320 ns of data), a write to another bank at 10 ns,
+  // a read of a third bank at 20 ns.
+  const std::vector<NbInitiator::Access> accesses = {{0, tlm::TLM_READ_COMMAND, 0, 2048},
+                                                     {10'000, tlm::TLM_WRITE_COMMAND, 1u << 20, 64},
+                                                     {20'000, tlm::TLM_READ_COMMAND, 2u << 20, 64}};
+  NbInitiator at_cycle("at_cycle", accesses);
+  NbInitiator at_transaction("at_transaction", accesses);
+  at_cycle.socket.bind(cycle.socket);
+  at_transaction.socket.bind(transaction.socket);
+  sc_core::sc_start();
+  for (const NbInitiator* init : {&at_cycle, &at_transaction}) {
+    const auto& a = init->accesses;
+    ASSERT_GT(a[0].done_ps, 0u) << init->name();
+    ASSERT_GT(a[1].done_ps, 0u) << init->name();
+    ASSERT_GT(a[2].done_ps, 0u) << init->name();
+    EXPECT_LT(a[2].done_ps, a[1].done_ps) << init->name();
+    // The write waits for the first read's columns too, not only for its own bank.
+    EXPECT_GT(a[1].done_ps + 100'000, a[0].done_ps) << init->name();
+  }
+}
+
 } // namespace
 } // namespace npu

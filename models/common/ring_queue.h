@@ -14,11 +14,17 @@ public:
   bool empty() const { return m_count == 0; }
   size_t size() const { return m_count; }
   const T& front() const { return m_items[m_head]; }
-  void push_back(const T& value) {
+  T& front() { return m_items[m_head]; }
+  /// The element `i` places after the front (i < size()).
+  T& operator[](size_t i) { return m_items[(m_head + i) & (m_items.size() - 1)]; }
+  void push_back(const T& value) { push_slot() = value; }
+  /// Appends the slot after the back as a pop left it (default-constructed if never used),
+  /// for the caller to fill: an element that owns storage can keep and reuse it.
+  T& push_slot() {
     if (m_count == m_items.size())
       grow();
-    m_items[(m_head + m_count) & (m_items.size() - 1)] = value;
     ++m_count;
+    return (*this)[m_count - 1];
   }
   void pop_front() {
     m_head = (m_head + 1) & (m_items.size() - 1);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace npu {
 
@@ -296,7 +297,7 @@ void Scheduler::start_kernel(uint32_t q) {
     job.output = run.cmd.args.back();
     job.inputs.assign(run.cmd.args.begin(), run.cmd.args.end() - (run.cmd.args.size() > 1 ? 1 : 0));
   }
-  m_running.emplace(id, std::move(run));
+  m_running.emplace_back(id, std::move(run));
   ++m_kernels_dispatched;
   for (size_t i = 0; i < chosen.size(); ++i) {
     const int u = chosen[i];
@@ -313,12 +314,13 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   sc_assert(unit >= 0 && unit < units.size() && !m_unit_free[static_cast<size_t>(unit)]);
   m_unit_free[static_cast<size_t>(unit)] = true;
   ++m_free_units;
-  const uint64_t launch = std::get<KernelCommand>(m_running.at(run_id).cmd.desc.body).launch_id;
+  auto& entry = running(run_id);
+  const uint64_t launch = std::get<KernelCommand>(entry.second.cmd.desc.body).launch_id;
   m_unit_release = {static_cast<int64_t>(launch), to_ps(time_now(*this))};
   // Warm or cold as the unit's cache was at dispatch: nothing touches it in between.
   m_warm_dispatches += result.preload_misses == 0 ? 1 : 0;
   m_cold_dispatches += result.preload_hits == 0 ? 1 : 0;
-  Running& run = m_running.at(run_id);
+  Running& run = entry.second;
   if (m_observer)
     m_observer->unit_done(launch, UnitPart{static_cast<uint32_t>(unit), result.resident_ps,
                                            result.finished_ps, result.ifetch_stall_ps, result.macs,
@@ -329,7 +331,9 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
     return;
   }
   Running done = std::move(run);
-  m_running.erase(run_id);
+  if (&entry != &m_running.back())
+    entry = std::move(m_running.back());
+  m_running.pop_back();
   if (m_trace) {
     // The queue holds the kernel from dispatch until its last unit is done.
     const auto id = static_cast<int64_t>(launch);
@@ -345,6 +349,13 @@ void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {
   ++queue.kernels;
   complete(done.cmd, static_cast<int64_t>(launch));
   wake_dispatcher();
+}
+
+std::pair<uint64_t, Scheduler::Running>& Scheduler::running(uint64_t run_id) {
+  for (auto& entry : m_running)
+    if (entry.first == run_id)
+      return entry;
+  throw std::out_of_range("run " + std::to_string(run_id) + " is not running");
 }
 
 void Scheduler::wake_dispatcher() {

@@ -190,10 +190,13 @@ private:
   uint64_t m_side_pending = 0;
   std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
-  std::map<uint64_t, Running> m_running;
-  std::map<uint64_t, uint64_t> m_event_records; ///< event id -> completed records
-  std::map<uint64_t, Release> m_event_release;  ///< event id -> what released its last record
-  Release m_unit_release;                       ///< the latest launch to free a unit
+  /// Kernels on units, by run id: no more than there are units, so a vector searched
+  /// linearly (in no particular order) serves, and allocates nothing once grown.
+  std::vector<std::pair<uint64_t, Running>> m_running;
+  std::pair<uint64_t, Running>& running(uint64_t run_id); ///< the entry of `run_id`
+  std::map<uint64_t, uint64_t> m_event_records;           ///< event id -> completed records
+  std::map<uint64_t, Release> m_event_release; ///< event id -> what released its last record
+  Release m_unit_release;                      ///< the latest launch to free a unit
   uint64_t m_next_run = 0;
   struct Completion {
     uint32_t queue = 0;

@@ -24,9 +24,13 @@ LaunchCollector::Open& LaunchCollector::open(uint64_t launch_id) {
 void LaunchCollector::called(uint64_t launch_id, const LaunchCall& call, uint64_t called_ps) {
   if (launch_id != count())
     throw std::logic_error("launch " + std::to_string(launch_id) + " called out of order");
-  m_open.emplace_back();
+  Open& o = m_open.push_slot();
+  std::vector<UnitSpan> spans = std::move(o.record.unit_spans);
+  spans.clear();
+  o = Open{};
+  o.record.unit_spans = std::move(spans);
   m_called.store(launch_id + 1, std::memory_order_relaxed);
-  LaunchRecord& rec = m_open.back().record;
+  LaunchRecord& rec = o.record;
   rec.launch_id = launch_id;
   rec.kernel = m_kernel_name(call.kernel);
   rec.stream = m_stream_name(call.stream);

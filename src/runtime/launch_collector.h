@@ -2,11 +2,11 @@
 
 #include "models/common/launch_observer.h"
 #include "models/common/launch_record.h"
+#include "models/common/ring_queue.h"
 #include "models/common/trace.h"
 
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <string>
 #include <unordered_map>
@@ -70,8 +70,10 @@ private:
 
   NameOf m_kernel_name;
   NameOf m_stream_name;
-  std::deque<Open> m_open; ///< launch ids m_base, m_base + 1, ...
-  uint64_t m_base = 0;     ///< launch id of m_open.front()
+  /// Launch ids m_base, m_base + 1, ...: a ring whose released slots keep their unit
+  /// spans' storage, so a launch allocates nothing here once the ring has grown.
+  RingQueue<Open> m_open;
+  uint64_t m_base = 0; ///< launch id of m_open.front()
   std::vector<LaunchRecord> m_kept;
   Sink m_sink;
   bool m_keep = true;

@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <random>
+#include <vector>
 
 namespace npu {
 namespace {
@@ -46,6 +47,9 @@ TEST(RingQueue, MatchesStdDeque) {
       ref.pop_front();
     }
     ASSERT_EQ(q.size(), ref.size());
+    if (!ref.empty()) {
+      ASSERT_EQ(q[ref.size() - 1], ref.back());
+    }
   }
   while (!ref.empty()) {
     ASSERT_EQ(q.front(), ref.front());
@@ -53,6 +57,21 @@ TEST(RingQueue, MatchesStdDeque) {
     ref.pop_front();
   }
   EXPECT_TRUE(q.empty());
+}
+
+// A slot handed out again after a pop still holds what was left in it (its storage can
+// be reused), and indexing counts from the front across the wrap.
+TEST(RingQueue, PushSlotReusesPoppedSlots) {
+  RingQueue<std::vector<int>> q;
+  for (int i = 0; i < 16; ++i)
+    q.push_slot().assign(1, i);
+  q.pop_front();
+  std::vector<int>& again = q.push_slot();
+  EXPECT_EQ(again, std::vector<int>{0}); // the popped front's slot, contents intact
+  again.assign(1, 16);
+  for (size_t i = 0; i < q.size(); ++i)
+    EXPECT_EQ(q[i], std::vector<int>{static_cast<int>(i) + 1});
+  EXPECT_EQ(q.front(), std::vector<int>{1});
 }
 
 } // namespace

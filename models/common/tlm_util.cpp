@@ -5,6 +5,13 @@ namespace {
 std::exception_ptr g_failure;
 }
 
+sc_core::sc_time ps_far(uint64_t value) {
+  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
+  if (value >= uint64_t{1} << 53)
+    return sc_core::sc_time::from_value(value);
+  return one * static_cast<double>(value);
+}
+
 void guarded(const std::function<void()>& body) {
   try {
     body();

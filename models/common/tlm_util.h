@@ -7,10 +7,12 @@
 #include <tlm>
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace npu {
@@ -44,14 +46,22 @@ struct NpuExtension : tlm::tlm_extension<NpuExtension> {
   }
 };
 
+/// ps() beyond 2^52 ps: one picosecond scaled by a double (which rounds odd values up below
+/// 2^53), and sc_time::from_value from 2^53 on.
+sc_core::sc_time ps_far(uint64_t value);
+
 /// Converts picoseconds to sc_time (the resolution is 1 ps, set in Simulation). Inline: the
 /// memory path converts several times per transaction, and sc_time::from_value is a library
-/// call. One picosecond scaled by a double is exact below 2^53 ps (about 2.5 hours).
+/// call. Below 2^52 ps (about 75 minutes) the value is the time's own: sc_time holds nothing
+/// but it, so it is copied in.
 inline sc_core::sc_time ps(uint64_t value) {
-  static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
-  if (value >= uint64_t{1} << 53)
-    return sc_core::sc_time::from_value(value);
-  return one * static_cast<double>(value);
+  static_assert(sizeof(sc_core::sc_time) == sizeof(uint64_t) &&
+                std::is_standard_layout_v<sc_core::sc_time>);
+  if (value >= uint64_t{1} << 52)
+    return ps_far(value);
+  sc_core::sc_time t;
+  std::memcpy(static_cast<void*>(&t), &value, sizeof value);
+  return t;
 }
 /// The current simulation time of `obj`'s context: sc_time_stamp() without its library call
 /// (the memory path asks for it several times per transaction).

@@ -109,6 +109,13 @@ AddressMapper::AddressMapper(const DramSpec& spec, const std::vector<DramField>&
     shift += m_bits[i];
   }
   m_top_shift = shift;
+  const size_t ch = static_cast<size_t>(F::Channel);
+  const uint32_t above = m_shift[ch] + m_bits[ch];
+  if (m_hash && m_bits[ch] > 0 && above < 64) {
+    m_hash_shift = above;
+    for (uint32_t s = m_bits[ch]; s < 64; s <<= 1)
+      ++m_hash_steps;
+  }
 }
 
 DramAddress AddressMapper::decode(uint64_t addr) const {
@@ -143,7 +150,7 @@ uint64_t AddressMapper::encode(const DramAddress& a) const {
   if (m_top_shift < 64)
     addr |= (a.row >> m_bits[ro]) << m_top_shift;
   // The channel hash covers only bits above the channel field: all set by now.
-  return addr | put(F::Channel, m_hash ? a.channel ^ channel_hash(addr) : a.channel);
+  return addr | put(F::Channel, a.channel ^ channel_hash(addr));
 }
 
 } // namespace npu

@@ -59,7 +59,7 @@ public:
   /// Only the channel field (for routing).
   uint32_t channel_of(uint64_t addr) const {
     const uint64_t ch = (addr >> m_shift[kCh]) & m_mask[kCh];
-    return static_cast<uint32_t>(m_hash ? ch ^ channel_hash(addr) : ch);
+    return static_cast<uint32_t>(ch ^ channel_hash(addr));
   }
   const std::vector<DramField>& order() const { return m_order; }
   /// Width in bits of a field.
@@ -74,14 +74,32 @@ private:
   /// The bits above the channel field folded (XOR) to its width: the XOR of their
   /// `bits`-wide chunks. Each step doubles the chunks the low one has taken in, so 64 bits
   /// take about log2(64 / bits) steps rather than one per chunk (every request is decoded).
+  /// The steps commute (each XORs in a shifted copy), so they go widest first, their number
+  /// counted once (0: no hash).
   uint64_t channel_hash(uint64_t addr) const {
     const uint32_t bits = m_bits[kCh];
-    const uint32_t above = m_shift[kCh] + bits;
-    if (bits == 0 || above >= 64)
+    uint64_t x = addr >> m_hash_shift;
+    switch (m_hash_steps) {
+    case 0:
       return 0;
-    uint64_t x = addr >> above;
-    for (uint32_t s = bits; s < 64; s <<= 1)
-      x ^= x >> s;
+    case 6:
+      x ^= x >> (bits << 5);
+      [[fallthrough]];
+    case 5:
+      x ^= x >> (bits << 4);
+      [[fallthrough]];
+    case 4:
+      x ^= x >> (bits << 3);
+      [[fallthrough]];
+    case 3:
+      x ^= x >> (bits << 2);
+      [[fallthrough]];
+    case 2:
+      x ^= x >> (bits << 1);
+      [[fallthrough]];
+    default:
+      x ^= x >> bits;
+    }
     return x & m_mask[kCh];
   }
 
@@ -89,7 +107,9 @@ private:
   std::array<uint32_t, 6> m_bits{};
   std::array<uint32_t, 6> m_shift{};
   std::array<uint64_t, 6> m_mask{};
-  uint32_t m_top_shift = 0; ///< bits above every field start here
+  uint32_t m_top_shift = 0;  ///< bits above every field start here
+  uint32_t m_hash_shift = 0; ///< the bits the channel hash folds start here
+  uint32_t m_hash_steps = 0; ///< folding steps of the channel hash (0: none)
   bool m_hash = false;
 };
 

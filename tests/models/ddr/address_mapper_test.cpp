@@ -99,6 +99,31 @@ TEST(AddressMapper, ChannelHashSpreadsAStridedStreamAndStaysOneToOne) {
   }
 }
 
+TEST(AddressMapper, ChannelHashIsTheXorOfTheChunksAboveTheChannel) {
+  // Whatever the channel's width, its hash is every address bit above it taken in chunks of
+  // that width and XORed together, the last chunk short when the width does not divide.
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  for (uint32_t channels : {1u, 2u, 4u, 8u, 16u, 32u}) {
+    for (const char* scheme : {"RoBaCoBg", "RoBaRaCoCh", "RoCoBaRaCh"}) {
+      const DramSpec spec = ddr4(channels);
+      const AddressMapper m(spec, *dram_mapping_scheme(scheme), true);
+      const uint32_t bits = m.bits(DramField::Channel), shift = m.shift(DramField::Channel);
+      const uint64_t mask = (uint64_t{1} << bits) - 1;
+      for (int i = 0; i < 2000; ++i) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; // xorshift
+        const uint64_t addr = x >> (i % 3 == 0 ? 0 : 20);
+        uint64_t fold = 0;
+        for (uint32_t at = shift + bits; bits > 0 && at < 64; at += bits)
+          fold ^= (addr >> at) & mask;
+        ASSERT_EQ(m.channel_of(addr), ((addr >> shift) & mask) ^ fold)
+            << scheme << " " << channels << " " << addr;
+        ASSERT_EQ(m.decode(addr).channel, m.channel_of(addr));
+        ASSERT_EQ(m.encode(m.decode(addr)), addr / 64 * 64);
+      }
+    }
+  }
+}
+
 TEST(AddressMapper, OtherNamedSchemes) {
   const AddressMapper rarobaco(ddr4(1, 2), *dram_mapping_scheme("RoRaBaCoCh"));
   // Co 6..12, Bg 13..14, Ba 15..16, Ra 17, Ro 18..

@@ -309,6 +309,10 @@ inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint3
                  gap != kNoRow) {
         ready = gap;
         ++opened;
+      } else if (const uint64_t early = open_before_refresh(ch, b, r, g, n, c0, last_arrival);
+                 early != kNoRow) {
+        ready = early;
+        ++opened;
       } else {
         ready = open_row(ch, rank, g, bank, r.key, c0);
         ++opened;
@@ -365,6 +369,41 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   // The row before closes at tRP before this ACT; this one closes tRP before the open row's.
   last.pre = act - m_t.RP;
   b.closed[b.next_closed] = OpenSpan{r.key, act, col, pre, b.open_act - m_t.RP};
+  b.next_closed = (b.next_closed + 1) % kSpans;
+  ++ch.stats.activates;
+  ++ch.stats.row_misses;
+  ++ch.precharges;
+  return col;
+}
+
+uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group,
+                                              uint32_t n, uint64_t c0, uint64_t last_arrival) {
+  // The controller holds a rank from its refresh's due time on: an access that came before
+  // then (served after a later one brought the refresh about) may still take its ACT and
+  // columns before, where it does not delay the PREA.
+  Rank& rk = ch.ranks[rank_of(r.key)];
+  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open || b.row != kNoRow ||
+      c0 >= rk.held_from || rk.held_from == 0 || b.act_ready > rk.ready_after)
+    return kNoRow;
+  OpenSpan& last = b.closed[(b.next_closed + kSpans - 1) % kSpans];
+  const bool by_refresh = last.row != kNoRow && last.pre == rk.held_prea;
+  uint64_t at = std::max(c0, rk.ready_before);
+  if (last.row != kNoRow)
+    at = std::max({at, (by_refresh ? last.pre_min : last.pre) + m_t.RP, last.act + m_t.RC});
+  const uint64_t tail = uint64_t{n - 1} * m_slot_l;
+  const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
+  at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
+  // Its data in a gap of the bus before the refresh: the bus does not push it past.
+  const uint64_t latency = r.is_write ? m_t.CWL : m_t.CL;
+  const uint64_t col = ch.bus.find(act + m_t.RCD + latency, tail + m_burst) - latency;
+  const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
+  if (col + tail >= rk.held_from || pre > rk.held_prea)
+    return kNoRow;
+  place_act(rk, group, act, std::min(c0, m_horizon));
+  if (by_refresh)
+    last.pre = act - m_t.RP;
+  b.closed[b.next_closed] = OpenSpan{r.key, act, col, pre, rk.held_prea};
   b.next_closed = (b.next_closed + 1) % kSpans;
   ++ch.stats.activates;
   ++ch.stats.row_misses;
@@ -527,6 +566,12 @@ inline uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t g
     ++ch.stats.row_misses;
     act_at = std::max(at, b.act_ready);
   }
+  // A refresh due by then goes first: the controller issues no ACT to a rank whose refresh
+  // is due, and closes only the rows opened before.
+  if (act_at >= rk.next_refresh) {
+    refresh_until(ch, rank, act_at);
+    act_at = std::max(act_at, b.act_ready);
+  }
   const uint64_t act = place_act(rk, group, act_at, std::min(at, m_horizon));
   b.row = row;
   b.act_ready = act + m_t.RC;
@@ -624,6 +669,10 @@ void TransactionDram::refresh(Channel& ch, uint32_t rank) {
   const uint64_t end = ref + m_t.RFC;
   for (uint32_t i = first; i < first + m_spec.banks(); ++i)
     ch.banks[i].act_ready = std::max(ch.banks[i].act_ready, end);
+  rk.held_from = due;
+  rk.held_prea = prea;
+  rk.ready_before = rk.ready_after;
+  rk.ready_after = end;
   ++ch.stats.refreshes;
   ++rk.refreshes;
   rk.next_refresh = due + m_t.REFI;

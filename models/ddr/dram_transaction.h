@@ -129,6 +129,10 @@ private:
     uint64_t open_since = 0;      ///< clock its first open bank opened
     uint64_t active_cycles = 0;   ///< with a bank open, up to open_since
     uint64_t closed_page_end = 0; ///< closed page: when its latest open span ends
+    uint64_t held_from = 0;       ///< the latest refresh applied: when it fell due
+    uint64_t held_prea = 0;       ///< its PREA
+    uint64_t ready_before = 0;    ///< when the refresh before it let ACTs go again
+    uint64_t ready_after = 0;     ///< when it lets ACTs go again
   };
   /// Busy spans of a data bus, by start, non-overlapping, merged when they touch.
   class BusCalendar {
@@ -212,6 +216,11 @@ private:
   /// (the earlier row closes sooner); returns its first column, or kNoRow.
   uint64_t open_between(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n, uint64_t c0,
                         uint64_t last_arrival);
+  /// Opens run `r`'s row in bank `b` (group `group`), closed by the rank's latest refresh or
+  /// before it, ahead of that refresh when the access came before it fell due and its
+  /// columns and PRE fit before the refresh's PREA; returns its first column, or kNoRow.
+  uint64_t open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n,
+                               uint64_t c0, uint64_t last_arrival);
   /// Clocks the data bus idles before `n` lines of this direction on `rank` (turnarounds).
   uint64_t turnaround(const Channel& ch, bool is_write, uint32_t n, uint32_t rank) const;
   /// The banks of run `r` after its columns from `first_col` to `last_col`.

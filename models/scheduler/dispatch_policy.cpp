@@ -7,10 +7,11 @@ namespace npu {
 
 namespace {
 
-// The first `count` free units in the order given by `better`.
+// The first `count` free units in the order given by `better`, into `out`.
 template <typename Better>
-std::vector<int> best_free(const std::vector<UnitView>& units, uint32_t count, Better better) {
-  // Scratch kept between calls: a dispatch allocates nothing here but its answer.
+void best_free(const std::vector<UnitView>& units, uint32_t count, Better better,
+               std::vector<int>& out) {
+  // Scratch kept between calls: a dispatch allocates nothing here.
   thread_local std::vector<const UnitView*> free;
   free.clear();
   for (const auto& u : units)
@@ -19,18 +20,17 @@ std::vector<int> best_free(const std::vector<UnitView>& units, uint32_t count, B
   // Every policy's order is total (ties end on the unit index): sort is deterministic.
   std::sort(free.begin(), free.end(),
             [&](const UnitView* a, const UnitView* b) { return better(*a, *b); });
-  std::vector<int> out;
-  out.reserve(count);
+  out.clear();
   for (size_t i = 0; i < free.size() && out.size() < count; ++i)
     out.push_back(free[i]->index);
-  return out;
 }
 
 } // namespace
 
-std::vector<int> DispatchPolicy::pick_units(const std::vector<UnitView>& units, uint32_t count) {
-  return best_free(units, count,
-                   [](const UnitView& a, const UnitView& b) { return a.index < b.index; });
+void DispatchPolicy::pick_units(const std::vector<UnitView>& units, uint32_t count,
+                                std::vector<int>& out) {
+  best_free(
+      units, count, [](const UnitView& a, const UnitView& b) { return a.index < b.index; }, out);
 }
 
 size_t FifoDispatch::pick_kernel(const std::vector<DispatchCandidate>& ready) {
@@ -55,31 +55,40 @@ size_t RoundRobinDispatch::pick_kernel(const std::vector<DispatchCandidate>& rea
   return best;
 }
 
-std::vector<int> RoundRobinDispatch::pick_units(const std::vector<UnitView>& units,
-                                                uint32_t count) {
+void RoundRobinDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count,
+                                    std::vector<int>& out) {
   const int n = static_cast<int>(units.size());
   const int from = m_next_unit % std::max(n, 1);
-  std::vector<int> out = best_free(units, count, [&](const UnitView& a, const UnitView& b) {
-    return (a.index - from + n) % n < (b.index - from + n) % n;
-  });
+  best_free(
+      units, count,
+      [&](const UnitView& a, const UnitView& b) {
+        return (a.index - from + n) % n < (b.index - from + n) % n;
+      },
+      out);
   if (!out.empty())
     m_next_unit = (out.back() + 1) % n;
-  return out;
 }
 
-std::vector<int> LeastLoadedDispatch::pick_units(const std::vector<UnitView>& units,
-                                                 uint32_t count) {
-  return best_free(units, count, [](const UnitView& a, const UnitView& b) {
-    return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
-  });
+void LeastLoadedDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count,
+                                     std::vector<int>& out) {
+  best_free(
+      units, count,
+      [](const UnitView& a, const UnitView& b) {
+        return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
+      },
+      out);
 }
 
-std::vector<int> AffinityDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count) {
-  return best_free(units, count, [](const UnitView& a, const UnitView& b) {
-    if (a.resident_lines != b.resident_lines)
-      return a.resident_lines > b.resident_lines;
-    return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
-  });
+void AffinityDispatch::pick_units(const std::vector<UnitView>& units, uint32_t count,
+                                  std::vector<int>& out) {
+  best_free(
+      units, count,
+      [](const UnitView& a, const UnitView& b) {
+        if (a.resident_lines != b.resident_lines)
+          return a.resident_lines > b.resident_lines;
+        return a.busy_ps != b.busy_ps ? a.busy_ps < b.busy_ps : a.index < b.index;
+      },
+      out);
 }
 
 size_t PriorityDispatch::pick_kernel(const std::vector<DispatchCandidate>& ready) {

@@ -23,6 +23,14 @@ struct UnitView {
   uint64_t resident_lines = 0; ///< lines of the candidate's binary in its cache
 };
 
+/// A policy's pick_units answer as a new vector.
+template <typename Policy>
+std::vector<int> picked(Policy& policy, const std::vector<UnitView>& units, uint32_t count) {
+  std::vector<int> out;
+  policy.pick_units(units, count, out);
+  return out;
+}
+
 /// Chooses which ready kernel goes next and on which units. One class per policy, each
 /// with
 ///   size_t pick_kernel(const std::vector<DispatchCandidate>& ready): index into `ready`
@@ -32,9 +40,13 @@ struct UnitView {
 /// controller does its policies.
 class DispatchPolicy {
 public:
-  /// `count` free units for the chosen kernel (at least `count` are free): the
-  /// lowest-numbered ones.
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  /// `count` free units for the chosen kernel (at least `count` are free), into `out`
+  /// (cleared first; the scheduler passes the same buffer at every dispatch): the
+  /// lowest-numbered ones. Each policy also answers with a new vector.
+  void pick_units(const std::vector<UnitView>& units, uint32_t count, std::vector<int>& out);
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) {
+    return picked(*this, units, count);
+  }
   /// Whether pick_units reads UnitView::resident_lines (costly to gather).
   bool uses_residency() const { return false; }
 };
@@ -51,7 +63,10 @@ class RoundRobinDispatch : public DispatchPolicy {
 public:
   explicit RoundRobinDispatch(uint32_t queues) : m_queues(queues) {}
   size_t pick_kernel(const std::vector<DispatchCandidate>& ready);
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  void pick_units(const std::vector<UnitView>& units, uint32_t count, std::vector<int>& out);
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) {
+    return picked(*this, units, count);
+  }
 
 private:
   uint32_t m_queues;
@@ -62,14 +77,20 @@ private:
 /// Oldest first; the free units that have done the least work so far.
 class LeastLoadedDispatch : public FifoDispatch {
 public:
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  void pick_units(const std::vector<UnitView>& units, uint32_t count, std::vector<int>& out);
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) {
+    return picked(*this, units, count);
+  }
 };
 
 /// Oldest first; the free units whose instruction caches hold most of the binary,
 /// and among equals the least loaded (so a new kernel goes where it evicts least).
 class AffinityDispatch : public FifoDispatch {
 public:
-  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count);
+  void pick_units(const std::vector<UnitView>& units, uint32_t count, std::vector<int>& out);
+  std::vector<int> pick_units(const std::vector<UnitView>& units, uint32_t count) {
+    return picked(*this, units, count);
+  }
   bool uses_residency() const { return true; }
 };
 

@@ -269,8 +269,8 @@ void Scheduler::start_kernel(uint32_t q) {
       v.resident_lines = units[i]->resident_lines(d.binary_addr, d.binary_bytes);
     views.push_back(v);
   }
-  const std::vector<int> chosen =
-      std::visit([&](auto& p) { return p.pick_units(views, d.units); }, m_policy);
+  std::vector<int>& chosen = m_chosen;
+  std::visit([&](auto& p) { p.pick_units(views, d.units, chosen); }, m_policy);
   sc_assert(chosen.size() == d.units);
   const uint64_t id = m_next_run++;
   run.remaining = d.units;

@@ -28,9 +28,10 @@ ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& conf
   SC_THREAD(store_loop);
 }
 
-void ComputeUnit::start(KernelJob job, DoneCallback done) {
-  sc_assert(!m_job);
-  m_job = std::move(job);
+void ComputeUnit::start(const KernelJob& job, DoneCallback done) {
+  sc_assert(!m_has_job);
+  m_job = job; // copied into the last job's storage: no allocation once it is large enough
+  m_has_job = true;
   m_done = std::move(done);
   m_start.notify(sc_core::SC_ZERO_TIME);
 }
@@ -41,9 +42,9 @@ void ComputeUnit::run() {
 
 void ComputeUnit::serve() {
   while (true) {
-    while (!m_job)
+    while (!m_has_job)
       sc_core::wait(m_start);
-    const KernelJob& job = *m_job; // kept until done(): start() refuses a second job
+    const KernelJob& job = m_job; // kept until done(): start() refuses a second job
     const uint64_t t3 = to_ps(time_now(*this));
     UnitResult result;
     result.unit = m_index;
@@ -64,7 +65,8 @@ void ComputeUnit::serve() {
     m_occupied_ps += result.finished_ps - t3;
     ++m_kernels;
     DoneCallback done = std::move(m_done);
-    m_job.reset();
+    m_has_job = false;
+    m_job.ops.reset(); // the kernel's ops are not held past its end
     done(result);
   }
 }
@@ -275,7 +277,7 @@ void ComputeUnit::store_loop() {
 
 void ComputeUnit::move(const std::vector<TileTransfer>& transfers, bool load, uint64_t buffer,
                        WorkerPool& pool) {
-  const KernelJob& job = *m_job;
+  const KernelJob& job = m_job;
   if (load && job.inputs.empty())
     return;
   const uint64_t sram_base = m_sram.addr + buffer;

@@ -16,7 +16,6 @@
 #include <array>
 #include <deque>
 #include <functional>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,8 +52,8 @@ public:
   ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
               const Windows& windows, const PlanTarget& target);
 
-  void start(KernelJob job, DoneCallback done) override;
-  bool busy() const { return m_job.has_value(); }
+  void start(const KernelJob& job, DoneCallback done) override;
+  bool busy() const { return m_has_job; }
   int index() const { return m_index; }
   uint64_t busy_ps() const override { return m_occupied_ps; }
   uint64_t resident_lines(uint64_t addr, uint64_t bytes) const override {
@@ -115,7 +114,8 @@ private:
   Region m_ddr;         ///< the DDR's window (device addresses)
   PlanTarget m_target;
   uint64_t m_period_ps;
-  std::optional<KernelJob> m_job;
+  KernelJob m_job; ///< the job at hand, its storage reused by the next (valid while m_has_job)
+  bool m_has_job = false;
   DoneCallback m_done;
   sc_core::sc_event m_start;
 

@@ -15,8 +15,9 @@ class KernelUnitIf : public virtual sc_core::sc_interface {
 public:
   using DoneCallback = std::function<void(const UnitResult&)>;
 
-  /// Hands a job to the idle unit; `done` runs in the unit's thread when it finishes.
-  virtual void start(KernelJob job, DoneCallback done) = 0;
+  /// Hands a job to the idle unit (which copies it: the caller may reuse its job's
+  /// storage); `done` runs in the unit's thread when it finishes.
+  virtual void start(const KernelJob& job, DoneCallback done) = 0;
   /// Time occupied by kernels, dispatch to finish, summed (ps); for load balancing.
   virtual uint64_t busy_ps() const = 0;
   /// Lines of the binary at [addr, addr+bytes) resident in the unit's instruction cache.

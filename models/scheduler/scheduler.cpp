@@ -281,7 +281,7 @@ void Scheduler::start_kernel(uint32_t q) {
                            LaunchDispatch{run.assigned_ps,
                                           run.cmd.fetch_ps + (run.assigned_ps - dispatch_start),
                                           d.units, cause.launch, cause.at_ps});
-  KernelJob job;
+  KernelJob& job = m_job; // every field set below; its inputs' storage kept between dispatches
   job.launch_id = d.launch_id;
   job.binary_addr = d.binary_addr;
   job.binary_bytes = d.binary_bytes;
@@ -304,9 +304,9 @@ void Scheduler::start_kernel(uint32_t q) {
     job.share = static_cast<uint32_t>(i); // each unit runs its own part of the op
     m_unit_free[static_cast<size_t>(u)] = false;
     --m_free_units;
-    units[u]->start(i + 1 < chosen.size() ? job : std::move(job),
-                    [this, id](const UnitResult& r) { unit_done(id, r); });
+    units[u]->start(job, [this, id](const UnitResult& r) { unit_done(id, r); });
   }
+  job.ops.reset(); // the units hold the kernel's ops
 }
 
 void Scheduler::unit_done(uint64_t run_id, const UnitResult& result) {

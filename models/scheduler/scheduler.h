@@ -190,6 +190,7 @@ private:
   uint64_t m_side_pending = 0;
   std::vector<UnitView> m_views;          ///< start_kernel's scratch: what the policy sees
   std::vector<int> m_chosen;              ///< ... and the units it picks
+  KernelJob m_job;                        ///< ... and the job they are handed
   std::vector<DispatchCandidate> m_ready; ///< dispatch()'s scratch: queue heads ready
   /// Kernels on units, by run id: no more than there are units, so a vector searched
   /// linearly (in no particular order) serves, and allocates nothing once grown.

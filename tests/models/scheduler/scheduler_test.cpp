@@ -43,10 +43,10 @@ public:
     SC_THREAD(serve);
   }
 
-  void start(KernelJob job, DoneCallback done) override {
+  void start(const KernelJob& job, DoneCallback done) override {
     EXPECT_FALSE(m_job) << name() << " given a job while busy";
     runs.push_back({job, to_ps(sc_core::sc_time_stamp()), 0});
-    m_job = std::move(job);
+    m_job = job;
     m_done = std::move(done);
     m_go.notify(sc_core::SC_ZERO_TIME);
   }

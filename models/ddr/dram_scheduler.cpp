@@ -105,6 +105,10 @@ template <bool kRowHitsFirst> void BankQueueScheduler<kRowHitsFirst>::rebuild() 
       ++seen;
     }
   }
+  // A row opener is a request still queued (its RD/WR frees both), so with the other
+  // queue empty no bank has one of that queue.
+  if (m_queues.queue(!m_queues.write_mode).count == 0)
+    return;
   for (uint32_t i = 0; i < m_queues.banks.size(); ++i)
     if (m_queues.banks[i].opener >= 0 && m_queues.banks[i].opener_write != m_queues.write_mode)
       update_bank(i);

@@ -75,31 +75,14 @@ private:
   /// `bits`-wide chunks. Each step doubles the chunks the low one has taken in, so 64 bits
   /// take about log2(64 / bits) steps rather than one per chunk (every request is decoded).
   /// The steps commute (each XORs in a shifted copy), so they go widest first, their number
-  /// counted once (0: no hash).
+  /// counted once at construction (0: no hash).
   uint64_t channel_hash(uint64_t addr) const {
     const uint32_t bits = m_bits[kCh];
     uint64_t x = addr >> m_hash_shift;
-    switch (m_hash_steps) {
-    case 0:
+    if (m_hash_steps == 0)
       return 0;
-    case 6:
-      x ^= x >> (bits << 5);
-      [[fallthrough]];
-    case 5:
-      x ^= x >> (bits << 4);
-      [[fallthrough]];
-    case 4:
-      x ^= x >> (bits << 3);
-      [[fallthrough]];
-    case 3:
-      x ^= x >> (bits << 2);
-      [[fallthrough]];
-    case 2:
-      x ^= x >> (bits << 1);
-      [[fallthrough]];
-    default:
-      x ^= x >> bits;
-    }
+    for (uint32_t step = m_hash_steps; step > 0; --step)
+      x ^= x >> (bits << (step - 1));
     return x & m_mask[kCh];
   }
 

@@ -82,7 +82,7 @@ bool DdrTransactionLevel::serve_now(std::vector<Held>& held, std::vector<DramTra
 
 bool DdrTransactionLevel::serve(std::vector<Held>& held, const tlm::tlm_generic_payload* in_call,
                                 sc_core::sc_time& in_call_delay) {
-  std::vector<Held> now, errors;
+  std::vector<Held> now = spare_held(), errors = spare_held();
   // Transactions go to m_transactions, which serve_now() has read before it answers (an answer
   // may bring a request, and with it another serve()).
   std::vector<DramTransaction>& ts = m_transactions;
@@ -112,6 +112,8 @@ bool DdrTransactionLevel::serve(std::vector<Held>& held, const tlm::tlm_generic_
     else
       m_answer(*h.payload, h.delay);
   }
+  keep_held(std::move(now));
+  keep_held(std::move(errors));
   return answered;
 }
 
@@ -152,7 +154,7 @@ template <typename Pick>
 bool DdrTransactionLevel::drain_writes(Pick pick, const tlm::tlm_generic_payload* in_call,
                                        sc_core::sc_time& in_call_delay) {
   const uint64_t now = cycle_of(to_ps(sc_core::sc_time_stamp()));
-  std::vector<Held> held;
+  std::vector<Held> held = spare_held();
   std::vector<DramTransaction>& ts = m_transactions;
   ts.clear();
   size_t kept = 0;
@@ -176,7 +178,9 @@ bool DdrTransactionLevel::drain_writes(Pick pick, const tlm::tlm_generic_payload
     ts.push_back(t);
   }
   m_writes.resize(kept);
-  return !held.empty() && serve_now(held, ts, in_call, in_call_delay);
+  const bool answered = !held.empty() && serve_now(held, ts, in_call, in_call_delay);
+  keep_held(std::move(held));
+  return answered;
 }
 
 void DdrTransactionLevel::on_drain() {
@@ -224,9 +228,11 @@ tlm::tlm_sync_enum DdrTransactionLevel::nb_transport_fw(tlm::tlm_generic_payload
   }
   // The batch is complete: serve it together; the others' answers go back over the backward
   // path, this one's in the call.
-  std::vector<Held> batch;
+  std::vector<Held> batch = spare_held();
   batch.swap(m_batch);
-  if (!serve(batch, &payload, delay)) {
+  const bool answered = serve(batch, &payload, delay);
+  keep_held(std::move(batch));
+  if (!answered) {
     phase = tlm::END_REQ; // a write waiting in the write queue: answered later
     return tlm::TLM_UPDATED;
   }

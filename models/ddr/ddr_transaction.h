@@ -86,6 +86,20 @@ private:
   /// Moves the payload's data and sets its answer: `delay` from now to when it is done.
   void answer(tlm::tlm_generic_payload& payload, uint64_t at_ps, const DramTransactionDone& done,
               sc_core::sc_time& delay);
+  /// An empty vector of held spans, with the room of one used before (serve() runs again
+  /// from inside an answer that brings a request, so each call takes its own).
+  std::vector<Held> spare_held() {
+    if (m_spare_held.empty())
+      return {};
+    std::vector<Held> v = std::move(m_spare_held.back());
+    m_spare_held.pop_back();
+    return v;
+  }
+  /// Keeps `v`'s room for spare_held().
+  void keep_held(std::vector<Held>&& v) {
+    v.clear();
+    m_spare_held.push_back(std::move(v));
+  }
   uint64_t cycle_of(uint64_t at_ps) const {
     return static_cast<uint64_t>(static_cast<double>(at_ps) / m_tck_ps + 1e-9);
   }
@@ -100,12 +114,13 @@ private:
   MoveData m_move;
   Answer m_answer;
   TransactionDram m_dram;
-  std::vector<Held> m_batch;           ///< spans of the batch being received
-  std::vector<HeldWrite> m_writes;     ///< writes waiting in the write queues
-  std::vector<uint32_t> m_write_lines; ///< their 64-byte requests, per channel
-  std::vector<uint32_t> m_slot_lines;  ///< each held write's requests, per channel
-  std::vector<uint32_t> m_free_slots;  ///< slots of m_slot_lines no write holds
-  uint32_t m_write_high = 1;           ///< requests of a channel that start a drain
+  std::vector<Held> m_batch;                   ///< spans of the batch being received
+  std::vector<std::vector<Held>> m_spare_held; ///< room for held spans (spare_held())
+  std::vector<HeldWrite> m_writes;             ///< writes waiting in the write queues
+  std::vector<uint32_t> m_write_lines;         ///< their 64-byte requests, per channel
+  std::vector<uint32_t> m_slot_lines;          ///< each held write's requests, per channel
+  std::vector<uint32_t> m_free_slots;          ///< slots of m_slot_lines no write holds
+  uint32_t m_write_high = 1;                   ///< requests of a channel that start a drain
   sc_core::sc_event m_drain;
   std::vector<DramTransaction> m_transactions; ///< the transactions serve_now() serves
   std::vector<DramTransactionDone> m_done;

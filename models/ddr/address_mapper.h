@@ -58,9 +58,15 @@ public:
   uint64_t encode(const DramAddress& a) const;
   /// Only the channel field (for routing).
   uint32_t channel_of(uint64_t addr) const {
-    const uint64_t ch = (addr >> m_shift[kCh]) & m_mask[kCh];
-    return static_cast<uint32_t>(ch ^ channel_hash(addr));
+    return channel_field(addr) ^ static_cast<uint32_t>(channel_hash(addr));
   }
+  /// The channel as channel_of(), with the hash of addresses that share their bits from
+  /// hash_shift() on: `fold` is channel_hash() of any of them.
+  uint32_t channel_of(uint64_t addr, uint64_t fold) const {
+    return channel_field(addr) ^ static_cast<uint32_t>(fold);
+  }
+  /// Addresses equal from this bit on have one channel hash (63 without a hash).
+  uint32_t hash_shift() const { return m_hash_steps == 0 ? 63 : m_hash_shift; }
   const std::vector<DramField>& order() const { return m_order; }
   /// Width in bits of a field.
   uint32_t bits(DramField f) const { return m_bits[static_cast<size_t>(f)]; }
@@ -69,8 +75,6 @@ public:
 
   bool hashed() const { return m_hash; }
 
-private:
-  static constexpr size_t kCh = static_cast<size_t>(DramField::Channel);
   /// The bits above the channel field folded (XOR) to its width: the XOR of their
   /// `bits`-wide chunks. Each step doubles the chunks the low one has taken in, so 64 bits
   /// take about log2(64 / bits) steps rather than one per chunk (every request is decoded).
@@ -86,6 +90,12 @@ private:
     return x & m_mask[kCh];
   }
 
+private:
+  static constexpr size_t kCh = static_cast<size_t>(DramField::Channel);
+
+  uint32_t channel_field(uint64_t addr) const {
+    return static_cast<uint32_t>((addr >> m_shift[kCh]) & m_mask[kCh]);
+  }
   std::vector<DramField> m_order;
   std::array<uint32_t, 6> m_bits{};
   std::array<uint32_t, 6> m_shift{};

@@ -266,6 +266,9 @@ private:
   uint32_t m_group_words = kGroupWords; ///< words of Run::groups a bank group may set
   uint32_t m_rank_shift = 0, m_rank_mask = 0;
   uint32_t m_bank_shift = 0, m_bank_mask = 0;
+  uint32_t m_hash_shift = 63;         ///< lines equal from this bit on share a channel hash
+  uint64_t m_hash_block = UINT64_MAX; ///< the address bits from there of the hash kept
+  uint64_t m_hash = 0;                ///< their channel hash
   std::vector<Channel> m_channels;
   std::vector<Run> m_runs;               ///< the run being formed, per channel
   std::vector<uint32_t> m_forming;       ///< channels with a run being formed

@@ -309,6 +309,7 @@ inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint3
   const uint32_t bank = bank_of(r.key);
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
+  const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
   for (uint32_t w = 0; w < m_group_words; ++w) {
     for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
       const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
@@ -316,13 +317,12 @@ inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint3
       uint64_t ready;
       if (b.row == r.key) {
         ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
-      } else if (const uint64_t fit = closed_row_fit(b, r, n, c0, last_arrival); fit != kNoRow) {
+      } else if (const uint64_t fit =
+                     open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
+                 fit != kNoRow) {
         ready = fit; // a row hit in its calendar, before the rows opened since
-      } else if (const uint64_t gap = open_between(ch, b, r, g, n, c0, last_arrival);
-                 gap != kNoRow) {
-        ready = gap;
-        ++opened;
-      } else if (const uint64_t early = open_before_refresh(ch, b, r, g, n, c0, last_arrival);
+      } else if (const uint64_t early =
+                     open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
                  early != kNoRow) {
         ready = early;
         ++opened;
@@ -342,13 +342,18 @@ inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint3
 
 inline uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uint32_t n,
                                                 uint64_t c0, uint64_t last_arrival) const {
-  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open)
-    return kNoRow;
   // Its columns go at the pace of one bank group; the last one a clock after its line came.
-  const uint64_t tail = uint64_t{n - 1} * m_slot_l;
-  const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
+  uint64_t tail = 0, recovery = 0;
+  bool known = false; // tail and recovery: found a span of its row (most banks have none)
   for (const OpenSpan& span : b.closed) {
-    if (span.row != r.key || span.pre < recovery)
+    if (span.row != r.key)
+      continue;
+    if (!known) {
+      tail = uint64_t{n - 1} * m_slot_l;
+      recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
+      known = true;
+    }
+    if (span.pre < recovery)
       continue;
     uint64_t first = std::max(c0, span.col_from);
     first = std::max(first, last_arrival + 1 > tail ? last_arrival + 1 - tail : 0);
@@ -358,13 +363,25 @@ inline uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uin
   return kNoRow;
 }
 
+inline uint64_t TransactionDram::open_early(Channel& ch, Bank& b, const Run& r, uint32_t group,
+                                            uint32_t n, uint64_t c0, uint64_t last_arrival) {
+  if (b.row != kNoRow) {
+    // Only an access older than the one that opened the row goes before it (FR-FCFS serves
+    // the oldest of the misses first).
+    return b.open_act > c0 && b.open_at > c0 ? open_between(ch, b, r, group, n, c0, last_arrival)
+                                             : kNoRow;
+  }
+  // The controller holds a rank from its refresh's due time on: an access that came before
+  // then (served after a later one brought the refresh about) may still take its ACT and
+  // columns before, where it does not delay the PREA.
+  const Rank& rk = ch.ranks[rank_of(r.key)];
+  return c0 < rk.held_from && rk.held_from != 0 && b.act_ready <= rk.ready_after
+             ? open_before_refresh(ch, b, r, group, n, c0, last_arrival)
+             : kNoRow;
+}
+
 uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint32_t group,
                                        uint32_t n, uint64_t c0, uint64_t last_arrival) {
-  // Only an access older than the one that opened the row goes before it (FR-FCFS serves
-  // the oldest of the misses first).
-  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open || b.row == kNoRow ||
-      b.open_act <= c0 || b.open_at <= c0)
-    return kNoRow;
   OpenSpan& last = b.closed[(b.next_closed + kSpans - 1) % kSpans];
   if (last.row == kNoRow || last.pre + m_t.RP > b.open_act || last.pre <= c0)
     return kNoRow; // the open row's ACT does not follow the last one's PRE
@@ -391,13 +408,7 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
 
 uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group,
                                               uint32_t n, uint64_t c0, uint64_t last_arrival) {
-  // The controller holds a rank from its refresh's due time on: an access that came before
-  // then (served after a later one brought the refresh about) may still take its ACT and
-  // columns before, where it does not delay the PREA.
   Rank& rk = ch.ranks[rank_of(r.key)];
-  if (m_config.page_policy != DramControllerConfig::PagePolicy::Open || b.row != kNoRow ||
-      c0 >= rk.held_from || rk.held_from == 0 || b.act_ready > rk.ready_after)
-    return kNoRow;
   OpenSpan& last = b.closed[(b.next_closed + kSpans - 1) % kSpans];
   const bool by_refresh = last.row != kNoRow && last.pre == rk.held_prea;
   uint64_t at = std::max(c0, rk.ready_before);

@@ -208,17 +208,24 @@ private:
                           uint64_t last_arrival, uint32_t& opened);
   /// A column window in a row `b` held open before (its calendar) for `n` lines of run `r`
   /// from `c0` whose last line arrives at `last_arrival`: the earliest first column, or
-  /// kNoRow when none fits.
+  /// kNoRow when none fits (open page policy).
   uint64_t closed_row_fit(const Bank& b, const Run& r, uint32_t n, uint64_t c0,
                           uint64_t last_arrival) const;
+  /// Opens run `r`'s row in bank `b` (group `group`) ahead of what is booked, as
+  /// open_between() or open_before_refresh() allow (open page policy): returns its first
+  /// column, or kNoRow.
+  uint64_t open_early(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n, uint64_t c0,
+                      uint64_t last_arrival);
   /// Opens run `r`'s row in bank `b` (group `group`) between the row it closed last and its
-  /// open row, when the access is older than the one that opened that row and both allow
-  /// (the earlier row closes sooner); returns its first column, or kNoRow.
+  /// open row, when the access is older than the one that opened that row (open_early()
+  /// checks) and both allow (the earlier row closes sooner); returns its first column, or
+  /// kNoRow.
   uint64_t open_between(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n, uint64_t c0,
                         uint64_t last_arrival);
   /// Opens run `r`'s row in bank `b` (group `group`), closed by the rank's latest refresh or
-  /// before it, ahead of that refresh when the access came before it fell due and its
-  /// columns and PRE fit before the refresh's PREA; returns its first column, or kNoRow.
+  /// before it, ahead of that refresh when the access came before it fell due (open_early()
+  /// checks) and its columns and PRE fit before the refresh's PREA; returns its first column,
+  /// or kNoRow.
   uint64_t open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n,
                                uint64_t c0, uint64_t last_arrival);
   /// Clocks the data bus idles before `n` lines of this direction on `rank` (turnarounds).

@@ -310,33 +310,29 @@ inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint3
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
   const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
-  for (uint32_t w = 0; w < m_group_words; ++w) {
-    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
-      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
-      Bank& b = ch.banks[bank_index(rank, g, bank)];
-      uint64_t ready;
-      if (b.row == r.key) {
-        ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
-      } else if (const uint64_t fit =
-                     open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
-                 fit != kNoRow) {
-        ready = fit; // a row hit in its calendar, before the rows opened since
-      } else if (const uint64_t early =
-                     open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
-                 early != kNoRow) {
-        ready = early;
-        ++opened;
-      } else {
-        ready = open_row(ch, rank, g, bank, r.key, c0);
-        ++opened;
-      }
-      uint64_t place = 0; // bank groups after the run's first one
-      if (from == 0)
-        place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
-      const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
-      start = std::max(start, ready > lead ? ready - lead : 0);
+  for_each_group(r, [&](uint32_t g) {
+    Bank& b = ch.banks[bank_index(rank, g, bank)];
+    uint64_t ready;
+    if (b.row == r.key) {
+      ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
+    } else if (const uint64_t fit = open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
+               fit != kNoRow) {
+      ready = fit; // a row hit in its calendar, before the rows opened since
+    } else if (const uint64_t early =
+                   open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
+               early != kNoRow) {
+      ready = early;
+      ++opened;
+    } else {
+      ready = open_row(ch, rank, g, bank, r.key, c0);
+      ++opened;
     }
-  }
+    uint64_t place = 0; // bank groups after the run's first one
+    if (from == 0)
+      place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
+    const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
+    start = std::max(start, ready > lead ? ready - lead : 0);
+  });
   return start;
 }
 
@@ -459,16 +455,13 @@ inline void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t firs
   // Each bank it used: the next column tCCD_L on, precharge after tRTP or write recovery.
   const uint64_t pre = last_col + (r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP);
   const bool closed_page = m_config.page_policy == DramControllerConfig::PagePolicy::Closed;
-  for (uint32_t w = 0; w < m_group_words; ++w) {
-    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
-      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
-      Bank& b = ch.banks[bank_index(rank, g, bank)];
-      b.col_ready = std::max(b.col_ready, last_col + m_t.CCD_L);
-      b.pre_ready = std::max(b.pre_ready, pre);
-      if (closed_page && b.row != kNoRow)
-        close_bank(ch, rk, b, b.pre_ready);
-    }
-  }
+  for_each_group(r, [&](uint32_t g) {
+    Bank& b = ch.banks[bank_index(rank, g, bank)];
+    b.col_ready = std::max(b.col_ready, last_col + m_t.CCD_L);
+    b.pre_ready = std::max(b.pre_ready, pre);
+    if (closed_page && b.row != kNoRow)
+      close_bank(ch, rk, b, b.pre_ready);
+  });
   if (closed_page) {
     const uint64_t open_from =
         std::max(first_col > m_t.RCD ? first_col - m_t.RCD : 0, rk.closed_page_end);
@@ -487,8 +480,13 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   s.data_bus_busy_cycles += uint64_t{k} * m_burst;
   if (is_write)
     return;
-  // Sum over its lines of data end minus arrival: both step evenly.
   const uint64_t end = data + busy;
+  if (k == 1) { // the sum below for one line, in integers
+    s.read_latency_sum_cycles += data + m_burst > from_arrival ? data + m_burst - from_arrival : 0;
+    s.read_latency_max_cycles = std::max(s.read_latency_max_cycles, end - from_arrival);
+    return;
+  }
+  // Sum over its lines of data end minus arrival: both step evenly.
   const double step = k > 1 ? static_cast<double>(busy - m_burst) / (k - 1) : 0;
   const double pace = n > 1 ? static_cast<double>(last_arrival - from_arrival) / (n - 1) : 0;
   const double first = static_cast<double>(data + m_burst) - static_cast<double>(from_arrival);
@@ -625,6 +623,21 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
   const Act* acts = rk.acts.data() + rk.acts_head;
   const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
   const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
+  // The earliest clock from `at` after acts[g] (none: g < 0) and the ones before it.
+  const auto after = [&](int64_t g) {
+    uint64_t lo = at;
+    for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
+      lo = std::max<uint64_t>(lo, acts[i].at + rrd(i));
+    if (m_t.FAW > 0 && g >= 3)
+      lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
+    return lo;
+  };
+  if (n == 0 || acts[n - 1].at <= at) { // after every ACT booked, as most are
+    const uint64_t lo = after(n - 1);
+    if (book)
+      rk.acts.push_back(Act{lo, group});
+    return lo;
+  }
   // The gaps between booked ACTs, from the one holding `at` on: the first that takes one more
   // (tRRD from its neighbours, and every five ACTs in a row spanning tFAW) gets it.
   int64_t g =
@@ -636,12 +649,9 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
     // tRRD from `at` or acts[g] takes none: skipped before the full test.
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
-    uint64_t lo = at, hi = UINT64_MAX;
-    for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
-      lo = std::max<uint64_t>(lo, acts[i].at + rrd(i));
-    if (m_t.FAW > 0 && g >= 3)
-      lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
-    if (g + 1 >= n) {                                        // after every ACT booked
+    const uint64_t lo = after(g);
+    uint64_t hi = UINT64_MAX;
+    if (g + 1 >= n) { // after every ACT booked
       if (book)
         rk.acts.push_back(Act{lo, group});
       return lo;

@@ -193,6 +193,15 @@ private:
   /// `arrival`, each to its channel's run, closing the run before when a line starts another.
   void add_lines(uint64_t first, uint64_t last, uint64_t arrival, bool first_unit, bool is_write,
                  uint32_t tx);
+  /// Calls `f(group)` for each bank group run `r` touches, in order (the first word of
+  /// Run::groups apart: most devices have up to 64 bank groups).
+  template <typename F> void for_each_group(const Run& r, F f) const {
+    for (uint64_t bits = r.groups[0]; bits != 0; bits &= bits - 1)
+      f(static_cast<uint32_t>(__builtin_ctzll(bits)));
+    for (uint32_t w = 1; w < m_group_words; ++w)
+      for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1)
+        f(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+  }
   /// Serves the runs formed for one channel, FR-FCFS by arrival (serve_batch).
   void serve_channel(size_t begin, size_t end, std::vector<DramTransactionDone>& done);
   /// Serves run `r` whole (in parts when a refresh falls due within it).

@@ -233,6 +233,8 @@ inline void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t a
     }
     if (r.lines == 0) {
       r.key = key;
+      r.rank = rank_of(key);
+      r.bank = bank_of(key);
       r.same_group = 0;
       r.first_lines = 0;
       r.first_group = group;
@@ -268,8 +270,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
     // before the oldest one's precharge could issue: FR-FCFS serves that hit first.
     size_t pick = next;
     const Run& oldest = m_formed[m_order[next]];
-    const Bank& b =
-        ch.banks[bank_index(rank_of(oldest.key), oldest.first_group, bank_of(oldest.key))];
+    const Bank& b = ch.banks[bank_index(oldest.rank, oldest.first_group, oldest.bank)];
     if (b.row != kNoRow && b.row != oldest.key) {
       const uint64_t precharge = std::max(oldest.first_arrival + 1, b.pre_ready);
       for (size_t j = next + 1; j < end && m_queued[j].arrival <= precharge; ++j)
@@ -287,7 +288,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
   }
 }
 
-inline TransactionDram::Served TransactionDram::serve_run(Run& r) {
+[[gnu::always_inline]] inline TransactionDram::Served TransactionDram::serve_run(Run& r) {
   Channel& ch = m_channels[r.channel];
   Served out;
   uint64_t floor = 0;
@@ -302,11 +303,11 @@ inline TransactionDram::Served TransactionDram::serve_run(Run& r) {
   return out;
 }
 
-inline uint64_t TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from,
-                                                uint32_t n, uint64_t c0, uint64_t last_arrival,
-                                                uint32_t& opened) {
-  const uint32_t rank = rank_of(r.key);
-  const uint32_t bank = bank_of(r.key);
+[[gnu::always_inline]] inline uint64_t
+TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32_t n, uint64_t c0,
+                                uint64_t last_arrival, uint32_t& opened) {
+  const uint32_t rank = r.rank;
+  const uint32_t bank = r.bank;
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
   const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
@@ -370,7 +371,7 @@ inline uint64_t TransactionDram::open_early(Channel& ch, Bank& b, const Run& r, 
   // The controller holds a rank from its refresh's due time on: an access that came before
   // then (served after a later one brought the refresh about) may still take its ACT and
   // columns before, where it does not delay the PREA.
-  const Rank& rk = ch.ranks[rank_of(r.key)];
+  const Rank& rk = ch.ranks[r.rank];
   return c0 < rk.held_from && rk.held_from != 0 && b.act_ready <= rk.ready_after
              ? open_before_refresh(ch, b, r, group, n, c0, last_arrival)
              : kNoRow;
@@ -385,7 +386,7 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
   uint64_t at = std::max({c0, last.pre_min + m_t.RP, last.act + m_t.RC});
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
-  Rank& rk = ch.ranks[rank_of(r.key)];
+  Rank& rk = ch.ranks[r.rank];
   const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
   const uint64_t col = act + m_t.RCD;
   const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
@@ -404,7 +405,7 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
 
 uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group,
                                               uint32_t n, uint64_t c0, uint64_t last_arrival) {
-  Rank& rk = ch.ranks[rank_of(r.key)];
+  Rank& rk = ch.ranks[r.rank];
   OpenSpan& last = b.closed[(b.next_closed + kSpans - 1) % kSpans];
   const bool by_refresh = last.row != kNoRow && last.pre == rk.held_prea;
   uint64_t at = std::max(c0, rk.ready_before);
@@ -447,10 +448,10 @@ inline uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, ui
   return margin;
 }
 
-inline void TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col,
-                                        uint64_t last_col) {
-  const uint32_t rank = rank_of(r.key);
-  const uint32_t bank = bank_of(r.key);
+[[gnu::always_inline]] inline void
+TransactionDram::book_banks(Channel& ch, const Run& r, uint64_t first_col, uint64_t last_col) {
+  const uint32_t rank = r.rank;
+  const uint32_t bank = r.bank;
   Rank& rk = ch.ranks[rank];
   // Each bank it used: the next column tCCD_L on, precharge after tRTP or write recovery.
   const uint64_t pre = last_col + (r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP);
@@ -495,10 +496,11 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   s.read_latency_max_cycles = std::max(s.read_latency_max_cycles, end - from_arrival);
 }
 
-inline void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint32_t to,
-                                        uint64_t& floor, uint32_t& served, Served& out) {
+[[gnu::always_inline]] inline void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from,
+                                                               uint32_t to, uint64_t& floor,
+                                                               uint32_t& served, Served& out) {
   const uint32_t n = to - from;
-  const uint32_t rank = rank_of(r.key);
+  const uint32_t rank = r.rank;
   Rank& rk = ch.ranks[rank];
   // A command issues a clock after its request arrived at the earliest; the run's lines
   // arrive evenly from its first to its last.
@@ -574,8 +576,9 @@ inline void TransactionDram::serve_part(Channel& ch, Run& r, uint32_t from, uint
   }
 }
 
-inline uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank, uint32_t group, uint32_t bank,
-                                          uint64_t row, uint64_t at) {
+[[gnu::always_inline]] inline uint64_t TransactionDram::open_row(Channel& ch, uint32_t rank,
+                                                                 uint32_t group, uint32_t bank,
+                                                                 uint64_t row, uint64_t at) {
   Bank& b = ch.banks[bank_index(rank, group, bank)];
   Rank& rk = ch.ranks[rank];
   uint64_t act_at;

@@ -174,6 +174,8 @@ private:
     uint32_t first_lines = 0; ///< leading lines within the transaction's first unit
     uint32_t tx = 0;          ///< its transaction in the batch
     uint32_t channel = 0;
+    uint32_t rank = 0; ///< of its key
+    uint32_t bank = 0; ///< of its key, in its bank groups
     bool is_write = false;
     bool listed = false; ///< forming: in m_forming
   };

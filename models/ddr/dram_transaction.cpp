@@ -311,29 +311,33 @@ TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
   const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
-  for_each_group(r, [&](uint32_t g) {
-    Bank& b = ch.banks[bank_index(rank, g, bank)];
-    uint64_t ready;
-    if (b.row == r.key) {
-      ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
-    } else if (const uint64_t fit = open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
-               fit != kNoRow) {
-      ready = fit; // a row hit in its calendar, before the rows opened since
-    } else if (const uint64_t early =
-                   open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
-               early != kNoRow) {
-      ready = early;
-      ++opened;
-    } else {
-      ready = open_row(ch, rank, g, bank, r.key, c0);
-      ++opened;
+  for (uint32_t w = 0; w < m_group_words; ++w) {
+    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
+      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+      Bank& b = ch.banks[bank_index(rank, g, bank)];
+      uint64_t ready;
+      if (b.row == r.key) {
+        ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
+      } else if (const uint64_t fit =
+                     open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
+                 fit != kNoRow) {
+        ready = fit; // a row hit in its calendar, before the rows opened since
+      } else if (const uint64_t early =
+                     open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
+                 early != kNoRow) {
+        ready = early;
+        ++opened;
+      } else {
+        ready = open_row(ch, rank, g, bank, r.key, c0);
+        ++opened;
+      }
+      uint64_t place = 0; // bank groups after the run's first one
+      if (from == 0)
+        place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
+      const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
+      start = std::max(start, ready > lead ? ready - lead : 0);
     }
-    uint64_t place = 0; // bank groups after the run's first one
-    if (from == 0)
-      place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
-    const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
-    start = std::max(start, ready > lead ? ready - lead : 0);
-  });
+  }
   return start;
 }
 

@@ -90,9 +90,16 @@ TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfi
   m_rank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Rank)) - 1);
   m_bank_shift = mapper.shift(DramField::Bank);
   m_bank_mask = static_cast<uint32_t>((uint64_t{1} << mapper.bits(DramField::Bank)) - 1);
-  m_hash_shift = mapper.hash_shift();
-  m_hash_block = UINT64_MAX;
-  m_hash = 0;
+  // The channel hash is linear in the address bits (shifts and XORs): a table gives the hash
+  // of the low bits it folds, the rest change seldom.
+  const uint32_t hash_shift = mapper.hash_shift();
+  const uint32_t low_bits = mapper.hashed() ? std::min(12u, 63 - hash_shift) : 0;
+  m_hash_low.resize(size_t{1} << low_bits);
+  for (uint64_t low = 0; low < m_hash_low.size(); ++low)
+    m_hash_low[low] = static_cast<uint8_t>(mapper.channel_hash(low << hash_shift));
+  m_hash_low_shift = hash_shift;
+  m_hash_low_mask = (uint64_t{1} << low_bits) - 1;
+  m_hash_high_shift = hash_shift + low_bits;
   m_channels.resize(spec.channels);
   for (Channel& ch : m_channels) {
     ch.banks.resize(spec.banks() * spec.ranks);
@@ -196,31 +203,22 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
 void TransactionDram::count_lines(const DramTransaction& t, uint32_t* per_channel) const {
   const uint64_t line = m_spec.access_bytes;
   const uint64_t unit = t.unit_bytes > 0 ? std::min(t.unit_bytes, t.row_bytes) : t.row_bytes;
-  uint64_t block = UINT64_MAX, hash = 0; // as add_lines()
   for (uint64_t r = 0; r < t.rows && unit > 0; ++r) {
     for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
       const uint64_t a = t.addr + r * t.stride + piece;
       const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) / line;
-      for (uint64_t l = a / line; l <= last; ++l) {
-        if ((l * line) >> m_hash_shift != block) {
-          block = (l * line) >> m_hash_shift;
-          hash = m_mapper.channel_hash(l * line);
-        }
-        ++per_channel[m_mapper.channel_of(l * line, hash)];
-      }
+      for (uint64_t l = a / line; l <= last; ++l)
+        ++per_channel[m_mapper.channel_of(l * line, channel_hash(l * line))];
     }
   }
 }
 
-inline void TransactionDram::add_lines(uint64_t first, uint64_t last, uint64_t arrival,
-                                       bool first_unit, bool is_write, uint32_t tx) {
+[[gnu::always_inline]] inline void TransactionDram::add_lines(uint64_t first, uint64_t last,
+                                                              uint64_t arrival, bool first_unit,
+                                                              bool is_write, uint32_t tx) {
   for (uint64_t l = first; l <= last; ++l) {
     const uint64_t addr = l << m_line_shift;
-    if (addr >> m_hash_shift != m_hash_block) { // lines next to each other share the hash
-      m_hash_block = addr >> m_hash_shift;
-      m_hash = m_mapper.channel_hash(addr);
-    }
-    const uint32_t c = m_mapper.channel_of(addr, m_hash);
+    const uint32_t c = m_mapper.channel_of(addr, channel_hash(addr));
     const uint64_t key = addr & m_key_mask;
     const auto group = static_cast<uint32_t>(addr >> m_group_shift) & m_group_mask;
     Run& r = m_runs[c];

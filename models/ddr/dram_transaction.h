@@ -259,6 +259,16 @@ private:
   void refresh(Channel& ch, uint32_t rank);
   void close_bank(Channel& ch, Rank& rk, Bank& b, uint64_t at);
   void open_bank(Rank& rk, uint64_t at);
+  /// AddressMapper::channel_hash(addr), from the table of its low bits and the hash of the
+  /// bits above kept while they stay the same.
+  uint64_t channel_hash(uint64_t addr) const {
+    const uint64_t high = addr >> m_hash_high_shift;
+    if (high != m_hash_high_block) {
+      m_hash_high_block = high;
+      m_hash_high = m_mapper.channel_hash(high << m_hash_high_shift);
+    }
+    return m_hash_high ^ m_hash_low[(addr >> m_hash_low_shift) & m_hash_low_mask];
+  }
   uint32_t rank_of(uint64_t key) const {
     return static_cast<uint32_t>(key >> m_rank_shift) & m_rank_mask;
   }
@@ -284,9 +294,12 @@ private:
   uint32_t m_group_words = kGroupWords; ///< words of Run::groups a bank group may set
   uint32_t m_rank_shift = 0, m_rank_mask = 0;
   uint32_t m_bank_shift = 0, m_bank_mask = 0;
-  uint32_t m_hash_shift = 63;         ///< lines equal from this bit on share a channel hash
-  uint64_t m_hash_block = UINT64_MAX; ///< the address bits from there of the hash kept
-  uint64_t m_hash = 0;                ///< their channel hash
+  std::vector<uint8_t> m_hash_low; ///< the channel hash of the low bits it folds, by their value
+  uint32_t m_hash_low_shift = 63;  ///< where those bits start
+  uint64_t m_hash_low_mask = 0;    ///< and their mask from there
+  uint32_t m_hash_high_shift = 63; ///< the bits above them start here
+  mutable uint64_t m_hash_high_block = UINT64_MAX; ///< the bits above, of m_hash_high
+  mutable uint64_t m_hash_high = 0;                ///< their channel hash
   std::vector<Channel> m_channels;
   std::vector<Run> m_runs;               ///< the run being formed, per channel
   std::vector<uint32_t> m_forming;       ///< channels with a run being formed

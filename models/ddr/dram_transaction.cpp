@@ -612,8 +612,8 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   return b.col_ready;
 }
 
-uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival,
-                                    bool book) {
+[[gnu::always_inline]] inline uint64_t
+TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arrival, bool book) {
   // ACTs this old no longer constrain one of this or a later arrival: the ones kept start at
   // acts_head (dropped from the vector in bulk).
   const uint64_t reach = std::max<uint64_t>(m_t.FAW, m_t.RRD_L);
@@ -627,22 +627,29 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
   }
   const Act* acts = rk.acts.data() + rk.acts_head;
   const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
-  const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
-  // The earliest clock from `at` after acts[g] (none: g < 0) and the ones before it.
-  const auto after = [&](int64_t g) {
-    uint64_t lo = at;
-    for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
-      lo = std::max<uint64_t>(lo, acts[i].at + rrd(i));
-    if (m_t.FAW > 0 && g >= 3)
-      lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
-    return lo;
-  };
   if (n == 0 || acts[n - 1].at <= at) { // after every ACT booked, as most are
-    const uint64_t lo = after(n - 1);
+    const uint64_t lo = act_after(acts, n - 1, group, at);
     if (book)
       rk.acts.push_back(Act{lo, group});
     return lo;
   }
+  return place_act_between(rk, group, at, book);
+}
+
+inline uint64_t TransactionDram::act_after(const Act* acts, int64_t g, uint32_t group,
+                                           uint64_t at) const {
+  uint64_t lo = at;
+  for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
+    lo = std::max<uint64_t>(lo, acts[i].at + (acts[i].group == group ? m_t.RRD_L : m_t.RRD_S));
+  if (m_t.FAW > 0 && g >= 3)
+    lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
+  return lo;
+}
+
+uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t at, bool book) {
+  const Act* acts = rk.acts.data() + rk.acts_head;
+  const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
+  const auto rrd = [&](int64_t i) { return acts[i].group == group ? m_t.RRD_L : m_t.RRD_S; };
   // The gaps between booked ACTs, from the one holding `at` on: the first that takes one more
   // (tRRD from its neighbours, and every five ACTs in a row spanning tFAW) gets it.
   int64_t g =
@@ -654,7 +661,7 @@ uint64_t TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint6
     // tRRD from `at` or acts[g] takes none: skipped before the full test.
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
-    const uint64_t lo = after(g);
+    const uint64_t lo = act_after(acts, g, group, at);
     uint64_t hi = UINT64_MAX;
     if (g + 1 >= n) { // after every ACT booked
       if (book)

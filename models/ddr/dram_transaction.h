@@ -254,6 +254,11 @@ private:
   /// already booked (tRRD_S/L, tFAW); books it. ACTs before `arrival` (that of the access
   /// asking, which later ones do not precede) by more than the windows are forgotten.
   uint64_t place_act(Rank& rank, uint32_t group, uint64_t at, uint64_t arrival, bool book = true);
+  /// place_act() where `at` falls before the last ACT booked: the gaps from there on.
+  uint64_t place_act_between(Rank& rank, uint32_t group, uint64_t at, bool book);
+  /// The earliest clock from `at` for an ACT to `group` after acts[g] (none: g < 0) and the
+  /// ones before it (tRRD_S/L from the last three, tFAW from the fourth).
+  uint64_t act_after(const Act* acts, int64_t g, uint32_t group, uint64_t at) const;
   /// Applies every refresh of `rank` due at or before `at`.
   void refresh_until(Channel& ch, uint32_t rank, uint64_t at);
   void refresh(Channel& ch, uint32_t rank);

@@ -36,7 +36,7 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
   return t;
 }
 
-inline void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
+[[gnu::always_inline]] inline void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
   if (len == 0)
     return;
   const uint64_t end = start + len;
@@ -58,8 +58,11 @@ inline void TransactionDram::BusCalendar::add(uint64_t start, uint64_t len) {
 }
 
 void TransactionDram::BusCalendar::forget_before(uint64_t t) {
-  auto it = std::upper_bound(m_spans.begin(), m_spans.end(), t,
-                             [](uint64_t at, const auto& span) { return at < span.second; });
+  // The spans that end by `t`, from the first: few if any (it is called for each booking once
+  // the calendar is long).
+  auto it = m_spans.begin();
+  while (it != m_spans.end() && it->second <= t)
+    ++it;
   if (it == m_spans.begin())
     return;
   m_floor = std::max(m_floor, std::prev(it)->second);
@@ -658,7 +661,12 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
   const uint64_t rrd_min = std::min<uint64_t>(m_t.RRD_S, m_t.RRD_L);
   for (;; ++g) {
     // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1]. A gap under two
-    // tRRD from `at` or acts[g] takes none: skipped before the full test.
+    // tRRD from `at` or acts[g] takes none: skipped before the full test, in a tight loop
+    // once acts[g] is late enough that `at` no longer matters.
+    if (g >= 0 && g + 1 < n && acts[g].at + rrd_min >= at) {
+      while (g + 1 < n && acts[g + 1].at < acts[g].at + 2 * rrd_min)
+        ++g;
+    }
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
     const uint64_t lo = act_after(acts, g, group, at);

@@ -26,7 +26,7 @@ It upper_bound_from_back(It begin, It end, const T& value, Before before) {
 inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
   t = std::max(t, m_floor);
   // Spans do not overlap, so their ends are sorted like their starts.
-  auto it = upper_bound_from_back(m_spans.begin(), m_spans.end(), t,
+  auto it = upper_bound_from_back(m_spans.begin() + m_head, m_spans.end(), t,
                                   [](uint64_t at, const auto& span) { return at < span.second; });
   for (; it != m_spans.end(); ++it) {
     if (it->first >= t + len)
@@ -41,9 +41,10 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
     return;
   const uint64_t end = start + len;
   // The first span starting at or after `start`.
-  auto it = upper_bound_from_back(m_spans.begin(), m_spans.end(), start,
+  const auto first = m_spans.begin() + m_head;
+  auto it = upper_bound_from_back(first, m_spans.end(), start,
                                   [](uint64_t at, const auto& span) { return at <= span.first; });
-  const bool joins_prev = it != m_spans.begin() && std::prev(it)->second == start;
+  const bool joins_prev = it != first && std::prev(it)->second == start;
   const bool joins_next = it != m_spans.end() && it->first == end;
   if (joins_prev && joins_next) {
     std::prev(it)->second = it->second;
@@ -60,13 +61,18 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
 void TransactionDram::BusCalendar::forget_before(uint64_t t) {
   // The spans that end by `t`, from the first: few if any (it is called for each booking once
   // the calendar is long).
-  auto it = m_spans.begin();
+  // They are dropped from the vector in bulk: the live spans start at m_head.
+  auto it = m_spans.begin() + m_head;
   while (it != m_spans.end() && it->second <= t)
     ++it;
-  if (it == m_spans.begin())
+  if (it == m_spans.begin() + m_head)
     return;
   m_floor = std::max(m_floor, std::prev(it)->second);
-  m_spans.erase(m_spans.begin(), it);
+  m_head = static_cast<size_t>(it - m_spans.begin());
+  if (m_head >= 64) {
+    m_spans.erase(m_spans.begin(), it);
+    m_head = 0;
+  }
 }
 
 TransactionDram::TransactionDram(const DramSpec& spec, const DramControllerConfig& config,
@@ -135,7 +141,6 @@ void TransactionDram::serve_batch(const std::vector<DramTransaction>& batch,
   for (size_t i = 0; i < batch.size(); ++i)
     form_runs(batch[i], static_cast<uint32_t>(i));
   order_runs();
-  m_booked.assign(m_order.size(), 0);
   for (size_t c = 0; c + 1 < m_channel_start.size(); ++c)
     if (m_channel_start[c] < m_channel_start[c + 1])
       serve_channel(m_channel_start[c], m_channel_start[c + 1], done);
@@ -263,7 +268,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
                                     std::vector<DramTransactionDone>& done) {
   Channel& ch = m_channels[m_formed[m_order[begin]].channel];
   for (size_t next = begin; next < end;) {
-    if (m_booked[next]) {
+    if (m_queued[next].key == kNoRow) { // served
       ++next;
       continue;
     }
@@ -275,12 +280,12 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
     if (b.row != kNoRow && b.row != oldest.key) {
       const uint64_t precharge = std::max(oldest.first_arrival + 1, b.pre_ready);
       for (size_t j = next + 1; j < end && m_queued[j].arrival <= precharge; ++j)
-        if (!m_booked[j] && m_queued[j].key == b.row) {
+        if (m_queued[j].key == b.row) { // not served (b.row is a row)
           pick = j;
           break;
         }
     }
-    m_booked[pick] = 1;
+    m_queued[pick].key = kNoRow;
     Run& r = m_formed[m_order[pick]];
     const Served s = serve_run(r);
     DramTransactionDone& d = done[r.tx];

@@ -143,10 +143,11 @@ private:
     void add(uint64_t start, uint64_t len);
     /// Forgets spans that end by `t`; later bookings start after them.
     void forget_before(uint64_t t);
-    size_t size() const { return m_spans.size(); }
+    size_t size() const { return m_spans.size() - m_head; }
 
   private:
-    std::vector<std::pair<uint64_t, uint64_t>> m_spans;
+    std::vector<std::pair<uint64_t, uint64_t>> m_spans; ///< from m_head on
+    size_t m_head = 0; ///< spans before it are forgotten (dropped in bulk)
     uint64_t m_floor = 0;
   };
   struct Channel {
@@ -312,13 +313,13 @@ private:
   std::vector<uint32_t> m_order;         ///< scratch: the batch's runs by channel and arrival
   std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_order
   std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_order
-  /// What serve_channel() scans of a queued run: its first arrival and key.
+  /// What serve_channel() scans of a queued run: its first arrival and key (kNoRow once
+  /// served).
   struct Queued {
     uint64_t arrival;
     uint64_t key;
   };
   std::vector<Queued> m_queued;              ///< scratch: the batch's runs, as in m_order
-  std::vector<uint8_t> m_booked;             ///< scratch: run served (by place in m_order)
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served
   uint64_t m_horizon = 0;                    ///< the earliest arrival of the batch served

@@ -268,6 +268,8 @@ private:
   /// AddressMapper::channel_hash(addr), from the table of its low bits and the hash of the
   /// bits above kept while they stay the same.
   uint64_t channel_hash(uint64_t addr) const {
+    if (m_hash_low_mask == 0) // no hash (the table has bits whenever there is one)
+      return 0;
     const uint64_t high = addr >> m_hash_high_shift;
     if (high != m_hash_high_block) {
       m_hash_high_block = high;

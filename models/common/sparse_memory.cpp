@@ -6,19 +6,24 @@
 namespace npu {
 
 uint8_t* SparseMemory::find(uint64_t page) const {
-  auto& recent = m_recent[page % kRecent];
-  if (recent.first != page + 1) {
-    const auto it = m_pages.find(page);
-    recent = {page + 1, it == m_pages.end() ? nullptr : it->second.get()};
+  if (page / kTablePages < m_table.size()) {
+    const auto& part = m_table[page / kTablePages];
+    return part ? part[page % kTablePages] : nullptr;
   }
-  return recent.second;
+  const auto it = m_pages.find(page); // beyond the memory's size
+  return it == m_pages.end() ? nullptr : it->second.get();
 }
 
 uint8_t* SparseMemory::create(uint64_t page) {
   auto& slot = m_pages[page];
   slot = std::make_unique<uint8_t[]>(kPageBytes);
   std::memset(slot.get(), 0, kPageBytes);
-  m_recent[page % kRecent] = {page + 1, slot.get()};
+  if (page / kTablePages < m_table.size()) {
+    auto& part = m_table[page / kTablePages];
+    if (!part)
+      part = std::make_unique<uint8_t*[]>(kTablePages); // all null
+    part[page % kTablePages] = slot.get();
+  }
   return slot.get();
 }
 

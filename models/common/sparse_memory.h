@@ -1,9 +1,9 @@
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <memory>
 #include <unordered_map>
+#include <vector>
 
 namespace npu {
 
@@ -11,7 +11,8 @@ namespace npu {
 /// write; untouched bytes read as zero. Used by every memory model.
 class SparseMemory {
 public:
-  explicit SparseMemory(uint64_t size_bytes) : m_size_bytes(size_bytes) {}
+  explicit SparseMemory(uint64_t size_bytes)
+      : m_size_bytes(size_bytes), m_table(size_bytes / kPageBytes / kTablePages + 1) {}
 
   uint64_t size_bytes() const { return m_size_bytes; }
   uint64_t touched_bytes() const { return m_pages.size() * kPageBytes; }
@@ -36,11 +37,11 @@ private:
 
   uint64_t m_size_bytes;
   std::unordered_map<uint64_t, std::unique_ptr<uint8_t[]>> m_pages;
-  /// Pages looked up lately, by page number modulo its size: (page + 1, its bytes or null
-  /// while untouched); 0 marks a free entry. Concurrent streams (DMA bursts walking tiles)
-  /// come back to the same few pages, which the hash map would look up again each time.
-  static constexpr size_t kRecent = 64;
-  mutable std::array<std::pair<uint64_t, uint8_t*>, kRecent> m_recent{};
+  /// Where each page of the memory lies (null while untouched), in parts of kTablePages
+  /// made on the first write to one: a look-up is two loads where the hash map's walks
+  /// scattered nodes (every row a DMA moves looks its page up).
+  static constexpr uint64_t kTablePages = 4096;
+  std::vector<std::unique_ptr<uint8_t*[]>> m_table;
 };
 
 } // namespace npu

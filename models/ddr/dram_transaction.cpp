@@ -160,23 +160,28 @@ inline void TransactionDram::order_runs() {
     ++m_channel_start[r.channel + 1];
   for (size_t c = 1; c < m_channel_start.size(); ++c)
     m_channel_start[c] += m_channel_start[c - 1];
-  m_order.resize(m_formed.size());
+  m_arrivals.resize(m_formed.size());
   m_channel_next.assign(m_channel_start.begin(), m_channel_start.end() - 1);
   for (size_t i = 0; i < m_formed.size(); ++i)
-    m_order[m_channel_next[m_formed[i].channel]++] = static_cast<uint32_t>(i);
-  const auto by_arrival = [&](uint32_t a, uint32_t b) {
-    return m_formed[a].first_arrival < m_formed[b].first_arrival;
+    m_arrivals[m_channel_next[m_formed[i].channel]++] = {m_formed[i].first_arrival,
+                                                         static_cast<uint32_t>(i)};
+  // Each run once: sorted on (arrival, as formed), as a stable sort by arrival would.
+  const auto by_arrival = [](const Arrival& a, const Arrival& b) {
+    return a.at < b.at || (a.at == b.at && a.run < b.run);
   };
   for (size_t c = 0; c + 1 < m_channel_start.size(); ++c) {
-    const auto begin = m_order.begin() + m_channel_start[c];
-    const auto end = m_order.begin() + m_channel_start[c + 1];
+    const auto begin = m_arrivals.begin() + m_channel_start[c];
+    const auto end = m_arrivals.begin() + m_channel_start[c + 1];
     if (!std::is_sorted(begin, end, by_arrival))
-      std::stable_sort(begin, end, by_arrival);
+      std::sort(begin, end, by_arrival);
   }
   // What serve_channel() scans for a row hit, in that order, side by side.
-  m_queued.resize(m_order.size());
-  for (size_t i = 0; i < m_order.size(); ++i)
-    m_queued[i] = {m_formed[m_order[i]].first_arrival, m_formed[m_order[i]].key};
+  m_order.resize(m_arrivals.size());
+  m_queued.resize(m_arrivals.size());
+  for (size_t i = 0; i < m_arrivals.size(); ++i) {
+    m_order[i] = m_arrivals[i].run;
+    m_queued[i] = {m_arrivals[i].at, m_formed[m_arrivals[i].run].key};
+  }
 }
 
 void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {

@@ -309,9 +309,15 @@ private:
   mutable uint64_t m_hash_high_block = UINT64_MAX; ///< the bits above, of m_hash_high
   mutable uint64_t m_hash_high = 0;                ///< their channel hash
   std::vector<Channel> m_channels;
-  std::vector<Run> m_runs;               ///< the run being formed, per channel
-  std::vector<uint32_t> m_forming;       ///< channels with a run being formed
-  std::vector<Run> m_formed;             ///< the batch's runs, as formed
+  std::vector<Run> m_runs;         ///< the run being formed, per channel
+  std::vector<uint32_t> m_forming; ///< channels with a run being formed
+  std::vector<Run> m_formed;       ///< the batch's runs, as formed
+  /// A run formed and its first arrival (order_runs() sorts them).
+  struct Arrival {
+    uint64_t at;
+    uint32_t run;
+  };
+  std::vector<Arrival> m_arrivals;       ///< scratch: m_order with each run's first arrival
   std::vector<uint32_t> m_order;         ///< scratch: the batch's runs by channel and arrival
   std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_order
   std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_order

@@ -28,11 +28,11 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
   // Spans do not overlap, so their ends are sorted like their starts.
   auto it = upper_bound_from_back(m_spans.begin() + m_head, m_spans.end(), t,
                                   [](uint64_t at, const auto& span) { return at < span.second; });
-  for (; it != m_spans.end(); ++it) {
-    if (it->first >= t + len)
-      return t;
+  for (; it != m_spans.end() && it->first < t + len; ++it)
     t = std::max(t, it->second);
-  }
+  // The spans before `it` end by t: a booking at t goes before it.
+  m_hint_at = t;
+  m_hint = static_cast<size_t>(it - m_spans.begin());
   return t;
 }
 
@@ -40,10 +40,14 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
   if (len == 0)
     return;
   const uint64_t end = start + len;
-  // The first span starting at or after `start`.
+  // The first span starting at or after `start`: where find() left off, when it found `start`.
   const auto first = m_spans.begin() + m_head;
-  auto it = upper_bound_from_back(first, m_spans.end(), start,
+  auto it =
+      start == m_hint_at
+          ? m_spans.begin() + static_cast<int64_t>(m_hint)
+          : upper_bound_from_back(first, m_spans.end(), start,
                                   [](uint64_t at, const auto& span) { return at <= span.first; });
+  m_hint_at = UINT64_MAX;
   const bool joins_prev = it != first && std::prev(it)->second == start;
   const bool joins_next = it != m_spans.end() && it->first == end;
   if (joins_prev && joins_next) {
@@ -67,6 +71,7 @@ void TransactionDram::BusCalendar::forget_before(uint64_t t) {
     ++it;
   if (it == m_spans.begin() + m_head)
     return;
+  m_hint_at = UINT64_MAX;
   m_floor = std::max(m_floor, std::prev(it)->second);
   m_head = static_cast<size_t>(it - m_spans.begin());
   if (m_head >= 64) {

@@ -149,6 +149,8 @@ private:
     std::vector<std::pair<uint64_t, uint64_t>> m_spans; ///< from m_head on
     size_t m_head = 0; ///< spans before it are forgotten (dropped in bulk)
     uint64_t m_floor = 0;
+    mutable uint64_t m_hint_at = UINT64_MAX; ///< what find() returned last (none: UINT64_MAX)
+    mutable size_t m_hint = 0;               ///< and the span it found first after it
   };
   struct Channel {
     std::vector<Bank> banks;

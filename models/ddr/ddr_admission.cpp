@@ -41,11 +41,6 @@ DdrTransaction& DdrAdmission::take() {
   return *t;
 }
 
-uint64_t DdrAdmission::count_request(DdrTransaction& t) {
-  ++t.remaining;
-  return t.index;
-}
-
 void DdrAdmission::request_done(uint64_t id, uint64_t done_cycle) {
   DdrTransaction& t = *m_pool[id];
   t.done_cycle = std::max(t.done_cycle, done_cycle);
@@ -60,16 +55,18 @@ void DdrAdmission::admit_blocking(DdrTransaction& t, uint64_t addr, uint64_t len
     const uint32_t c = m_controllers.channel_of(a);
     // The controller sleeps between completions: replay the commands up to now first
     // (they may have freed a queue entry).
-    if (m_controllers.advance(c, cycle))
+    bool advanced = false;
+    const bool queued =
+        m_controllers.advance_enqueue(c, DramRequest{t.index, a, is_write}, cycle, advanced);
+    if (advanced)
       channel_advanced();
-    if (!m_controllers.can_accept(c, is_write)) {
+    ++t.remaining; // a request queued, or the rest held open while they wait
+    if (!queued) {
       // Queue full: wait in line, in order of arrival, with every other blocked request
       // (admit_waiting queues the rest as entries free up).
-      ++t.remaining;
       block(Blocked{&t, a, addr + len, is_write, c});
       break;
     }
-    m_controllers.enqueue(c, DramRequest{count_request(t), a, is_write}, cycle);
   }
 }
 
@@ -104,7 +101,7 @@ uint64_t DdrAdmission::deadline_ps(uint64_t arrival_ps) const {
   return clock.cycle_ps(clock.cycle_of(arrival_ps) + 1 + m_controllers.min_done_cycles());
 }
 
-uint64_t DdrAdmission::next_arrival_ps(uint64_t after_ps) const {
+uint64_t DdrAdmission::next_due_arrival_ps(uint64_t after_ps) const {
   uint64_t at = UINT64_MAX;
   // Arrivals that surely find room are taken late, together, each at its own cycle.
   if (!m_arrivals.empty())
@@ -136,9 +133,7 @@ bool DdrAdmission::room(size_t line, uint64_t cycle) {
   return m_controllers.can_accept(c, is_write);
 }
 
-void DdrAdmission::admit_waiting(uint64_t cycle) {
-  if (m_waiting_count == 0 || cycle == m_passed_cycle)
-    return;
+void DdrAdmission::serve_waiting(uint64_t cycle) {
   // Queues only fill during the pass, so a line whose queue is full at its start waits it
   // out; the others are served oldest request first across lines.
   auto& heads = m_heads; // empty between passes; kept for its storage
@@ -166,7 +161,7 @@ void DdrAdmission::admit_waiting(uint64_t cycle) {
   m_passed_cycle = cycle;
 }
 
-void DdrAdmission::take_arrivals(uint64_t until_ps) {
+void DdrAdmission::take_due_arrivals(uint64_t until_ps) {
   const DramClock& clock = m_controllers.clock();
   while (!m_arrivals.empty() && m_arrivals.top().at <= until_ps) {
     const auto [at, seq, payload] = m_arrivals.top();
@@ -201,12 +196,13 @@ bool DdrAdmission::admit(Blocked& b, uint64_t cycle) {
   const bool is_write = b.is_write;
   for (; b.next < end; b.next += m_access_bytes) {
     const uint32_t c = m_controllers.channel_of(b.next);
-    m_controllers.advance(c, cycle);
-    if (!m_controllers.can_accept(c, is_write)) {
+    bool advanced = false;
+    if (!m_controllers.advance_enqueue(c, DramRequest{b.transaction->index, b.next, is_write},
+                                       cycle, advanced)) {
       b.channel = c;
       return false;
     }
-    m_controllers.enqueue(c, DramRequest{count_request(*b.transaction), b.next, is_write}, cycle);
+    ++b.transaction->remaining;
     if (b.reserved)
       --m_reserved[c][is_write ? 1 : 0];
   }

@@ -53,16 +53,25 @@ public:
   bool arrive(tlm::tlm_generic_payload& payload, uint64_t arrival_ps);
   /// Queues every non-blocking request that arrived by `until_ps`, each at its own arrival
   /// cycle, in order of arrival.
-  void take_arrivals(uint64_t until_ps);
+  void take_arrivals(uint64_t until_ps) {
+    if (!m_arrivals.empty() || !m_exact_arrivals.empty()) // inline: mostly none on the way
+      take_due_arrivals(until_ps);
+  }
   /// Lets requests waiting in line take the queue entries free at `cycle`, oldest first,
   /// as one pass over them all in order of arrival would.
-  void admit_waiting(uint64_t cycle);
+  void admit_waiting(uint64_t cycle) {
+    if (m_waiting_count > 0 && cycle != m_passed_cycle) // inline: mostly no one waits
+      serve_waiting(cycle);
+  }
   /// A channel advanced since the latest pass of admit_waiting (it may have freed entries).
   void channel_advanced() { m_passed_cycle = UINT64_MAX; }
   bool anyone_waiting() const { return m_waiting_count > 0; }
   /// The earliest time (ps) the controllers must run at for the arrivals not yet taken
   /// (UINT64_MAX: none), no earlier than `after_ps`.
-  uint64_t next_arrival_ps(uint64_t after_ps) const;
+  uint64_t next_arrival_ps(uint64_t after_ps) const {
+    return m_arrivals.empty() && m_exact_arrivals.empty() ? UINT64_MAX
+                                                          : next_due_arrival_ps(after_ps);
+  }
   /// The latest time the controllers may first look at a request arriving at `arrival_ps`
   /// without answering anything late: its earliest possible data-burst end.
   uint64_t deadline_ps(uint64_t arrival_ps) const;
@@ -101,6 +110,9 @@ private:
     size_t m_head = 0;
   };
 
+  void take_due_arrivals(uint64_t until_ps);             ///< take_arrivals with some not yet taken
+  void serve_waiting(uint64_t cycle);                    ///< admit_waiting for a new pass
+  uint64_t next_due_arrival_ps(uint64_t after_ps) const; ///< next_arrival_ps with some
   /// Counts the payload's requests as bound for their queues; true when every one of them
   /// has a free entry even if all counted requests before it take theirs. Each is
   /// uncounted as it is queued, or when it starts to wait in line (admit, accept).
@@ -110,8 +122,6 @@ private:
   /// Queues `b`'s requests in order at `cycle` (or their channel's clock, if later) while
   /// their queues have room; false when one is full.
   bool admit(Blocked& b, uint64_t cycle);
-  /// Counts a request of `t` and gives the request's id.
-  uint64_t count_request(DdrTransaction& t);
   /// Puts a newly blocked request (its channel set) in its line, after every earlier one.
   void block(Blocked b);
   /// Puts `b` (its seq set) in its line, in order of seq.

@@ -263,11 +263,14 @@ void DramChannel::issue_pre(uint32_t bank, uint64_t t) {
 void DramChannel::issue_prea(uint32_t rank, uint64_t t) {
   const uint32_t first = rank * m_timing.banks_per_rank();
   log(DramCommand::PREA, t, first, 0, 0);
+  // Only queued requests have candidates to update (an idle channel's refreshes have none).
+  const bool queued = m_queues.rd.count > 0 || m_queues.wr.count > 0;
   for (uint32_t i = first; i < first + m_timing.banks_per_rank(); ++i) {
     if (m_timing.precharge(i, t)) {
       forget_row(i);
-      scheduler([&](auto& s) { s.update_bank(i); });
-    } else {
+      if (queued)
+        scheduler([&](auto& s) { s.update_bank(i); });
+    } else if (queued) {
       scheduler([&](auto& s) { s.retime_bank(i); });
     }
   }

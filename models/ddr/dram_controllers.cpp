@@ -68,6 +68,23 @@ void DramControllers::enqueue(size_t c, const DramRequest& r, uint64_t cycle) {
   look(c);
 }
 
+bool DramControllers::advance_enqueue(size_t c, const DramRequest& r, uint64_t cycle,
+                                      bool& advanced) {
+  DramChannel& ch = *m_channels[c];
+  advanced = cycle > ch.now();
+  if (advanced)
+    ch.advance_to(cycle);
+  if (!ch.can_accept(r.is_write)) {
+    if (advanced)
+      look(c);
+    return false;
+  }
+  ch.enqueue(r, std::max(cycle, ch.now())); // at the channel's clock: delivers nothing
+  m_busy.set(c);
+  look(c);
+  return true;
+}
+
 bool DramControllers::tick(uint64_t cycle, bool deliver) {
   m_last_cycle = cycle;
   bool advanced = false;

@@ -64,6 +64,9 @@ public:
   bool advance(size_t c, uint64_t cycle);
   /// Queues `r` in channel `c` at `cycle`, or at the channel's clock when that is later.
   void enqueue(size_t c, const DramRequest& r, uint64_t cycle);
+  /// advance(c, cycle), then enqueue(c, r, cycle) when the queue has room (true), looking
+  /// at the channel once; `advanced` tells whether the channel moved.
+  bool advance_enqueue(size_t c, const DramRequest& r, uint64_t cycle, bool& advanced);
   /// One run of the controllers at `cycle`: every busy channel with something due advances
   /// to it; with `deliver` (requests answered ahead), requests whose RD/WR has issued are
   /// delivered too. True when any channel advanced.

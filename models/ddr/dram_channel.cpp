@@ -138,6 +138,8 @@ void DramChannel::skip_idle_refreshes(uint64_t cycle) {
   if (refresh_state().any_held())
     return;
   for (;;) {
+    if (issue_refresh_runs(cycle))
+      return;
     uint32_t r = 0;
     uint64_t due = 0, others = 0;
     // A tie between ranks goes to decide(), which orders them, and so does a refresh that
@@ -168,6 +170,84 @@ void DramChannel::skip_idle_refreshes(uint64_t cycle) {
     m_floor = tr + 1;
     m_dirty = true;
   }
+}
+
+bool DramChannel::issue_refresh_runs(uint64_t cycle) {
+  auto* p = std::get_if<AllBankRefresh>(&m_refresh);
+  if (p == nullptr) // no refresh
+    return true;
+  if (m_log_on) // the log records every command in order
+    return false;
+  const uint64_t interval = p->interval();
+  const uint32_t ranks = m_timing.rank_count();
+  uint64_t first = kNever;
+  bool open = false;
+  for (uint32_t r = 0; r < ranks; ++r) {
+    const uint64_t due = p->due(r);
+    if (due > cycle)
+      continue;
+    if (m_timing.rank(r).open_banks > 0 ? ranks > 1 : m_timing.refresh_ready(r) > due)
+      return false;
+    open = m_timing.rank(r).open_banks > 0;
+    for (uint32_t o = 0; o < r; ++o) // the ranks keep their offsets: a tie now or later
+      if (p->due(o) <= cycle && p->due(o) % interval == due % interval)
+        return false;
+    first = std::min(first, due);
+  }
+  if (first == kNever)
+    return true;
+  if (first < m_floor)
+    return false;
+  uint64_t last = 0;
+  if (open) { // the only rank
+    const uint64_t t0 = close_for_refresh(*p, first, cycle);
+    if (t0 == kNever)
+      return true;
+    if (t0 + m_timing.refresh_cycles() > first + interval) // late: its next REF waits for it
+      return false;
+    last = issue_refresh_run(*p, 0, t0, cycle);
+  } else {
+    for (uint32_t r = 0; r < ranks; ++r)
+      if (p->due(r) <= cycle)
+        last = std::max(last, issue_refresh_run(*p, r, p->due(r), cycle));
+  }
+  m_now = last;
+  m_floor = last + 1;
+  m_dirty = true;
+  return true;
+}
+
+uint64_t DramChannel::close_for_refresh(AllBankRefresh& p, uint64_t due, uint64_t cycle) {
+  const uint64_t tp = std::max(m_timing.precharge_all_ready(0), due);
+  if (tp > cycle)
+    return kNever;
+  issue_prea(0, tp);
+  m_now = tp;
+  m_floor = tp + 1;
+  m_dirty = true;
+  const uint64_t tr = std::max(m_timing.refresh_ready(0), m_floor);
+  if (tr > cycle) {
+    p.poll(due);
+    return kNever;
+  }
+  return tr;
+}
+
+uint64_t DramChannel::issue_refresh_run(AllBankRefresh& p, uint32_t rank, uint64_t t0,
+                                        uint64_t cycle) {
+  const uint64_t due = p.due(rank);
+  const uint64_t interval = p.interval();
+  const uint64_t n = (cycle - due) / interval + 1;
+  if (t0 == due) {
+    m_timing.refresh_run(rank, due, interval, n);
+  } else {
+    m_timing.refresh(rank, t0);
+    if (n > 1)
+      m_timing.refresh_run(rank, due + interval, interval, n - 1);
+  }
+  p.skip(rank, n);
+  m_stats.refreshes += n;
+  return n > 1 ? due + (n - 1) * interval : t0;
 }
 
 void DramChannel::advance_to(uint64_t cycle) {

@@ -179,6 +179,18 @@ private:
   /// where banks are open), each command at the cycle decide() would issue it, without
   /// rescans.
   void skip_idle_refreshes(uint64_t cycle);
+  /// skip_idle_refreshes' fast path: where every rank with a refresh due by `cycle` has its
+  /// banks closed and ready by then (or is the only rank: its PREA and first REF issue as
+  /// decide() would), the rank's refreshes issue at the cycles they fall due, so its run of
+  /// them issues in one step. False where decide()'s order is needed for the next command:
+  /// open banks of one of several ranks, a late rank, a tie between ranks.
+  bool issue_refresh_runs(uint64_t cycle);
+  /// The only rank's PREA, then its first REF where it issues by `cycle` (else the rank is
+  /// held, as decide() leaves it); returns that REF's cycle, or kNever.
+  uint64_t close_for_refresh(AllBankRefresh& p, uint64_t due, uint64_t cycle);
+  /// The refreshes of `rank` due by `cycle` (the first at t0, the rest when they fall due);
+  /// returns the last one's cycle.
+  uint64_t issue_refresh_run(AllBankRefresh& p, uint32_t rank, uint64_t t0, uint64_t cycle);
   void decide(uint64_t cycle);
   void issue(const DramCandidate& c, uint64_t cycle);
   void issue_act(const DramEntry& e, int32_t slot, uint64_t t);

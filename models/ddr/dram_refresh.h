@@ -60,6 +60,15 @@ public:
   void propose(const DramTimingState& timing, uint64_t floor, DramCandidate& best) const;
   void on_refresh(uint32_t rank);
   bool first_due(uint32_t& rank, uint64_t& cycle, uint64_t& others) const;
+  /// When the rank's next refresh falls due.
+  uint64_t due(uint32_t rank) const { return m_due[rank]; }
+  /// Cycles between two refreshes of a rank (tREFI).
+  uint64_t interval() const { return m_refi; }
+  /// `n` REFs of `rank`, which is not held, issued: as `n` calls of on_refresh.
+  void skip(uint32_t rank, uint64_t n) {
+    m_due[rank] += n * m_refi;
+    update_next_due();
+  }
 
 private:
   void update_next_due();

@@ -83,6 +83,26 @@ void DramTimingState::refresh(uint32_t rank, uint64_t t) {
   ++m_counts.refreshes;
 }
 
+void DramTimingState::refresh_run(uint32_t rank, uint64_t t, uint64_t interval, uint64_t n) {
+  refresh(rank, t);
+  const uint64_t last = t + (n - 1) * interval;
+  Rank& rk = m_ranks[rank];
+  if (n == 1 || rk.first_close <= last) { // a pending close to settle between them: one by one
+    for (uint64_t k = 1; k < n; ++k)
+      refresh(rank, t + k * interval);
+    return;
+  }
+  const size_t first = size_t{rank} * m_banks_per_rank;
+  for (size_t i = first; i < first + m_banks_per_rank; ++i)
+    raise_to(m_banks[i].next[kAct], last + m_t.RFC);
+  // Each later REF: precharged background since the previous one's active part, then its own.
+  const uint64_t active = refresh_active_cycles();
+  rk.precharged_cycles += (n - 1) * (interval - active);
+  rk.active_cycles += (n - 1) * active;
+  rk.state_since = last + active;
+  m_counts.refreshes += n - 1;
+}
+
 void DramTimingState::auto_precharge(uint32_t bank) {
   Bank& b = m_banks[bank];
   raise_to(b.next[kAct], b.next[kPre] + m_t.RP);

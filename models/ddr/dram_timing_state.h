@@ -76,6 +76,8 @@ public:
   /// Earliest cycle a REF may issue to `rank` once its banks are closed.
   uint64_t refresh_ready(uint32_t rank) const;
 
+  /// Clocks a REF keeps its rank's banks busy (tRFC).
+  uint64_t refresh_cycles() const { return m_t.RFC; }
   /// Clocks a RD or WR holds the data bus.
   uint64_t burst_cycles() const { return m_burst; }
   /// Clocks from a RD (WR) to the end of its data burst.
@@ -88,6 +90,9 @@ public:
   bool precharge(uint32_t bank, uint64_t t);
   /// REF at t: every bank of the rank is busy for tRFC.
   void refresh(uint32_t rank, uint64_t t);
+  /// `n` >= 1 REFs of `rank`, at t, t + interval, t + 2 interval...: as `n` calls of
+  /// refresh() (interval >= tRFC), at a cost that does not grow with `n`.
+  void refresh_run(uint32_t rank, uint64_t t, uint64_t interval, uint64_t n);
   /// RD or WR at t to the bank's open row.
   void column(uint32_t bank, bool is_write, uint64_t t);
   /// The auto-precharge of the RDA/WRA just issued: it starts once tRAS and tRTP (or

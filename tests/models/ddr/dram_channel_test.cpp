@@ -247,6 +247,70 @@ TEST(DramRefresh, RefreshesEveryRefiAndBlocksTheRankForRfc) {
   EXPECT_EQ(check_jedec(b.spec, b.channel.command_log()), "");
 }
 
+// Bursts of requests between idle gaps of up to five refresh intervals, on a channel
+// that logs its commands (each refresh issued on its own, in decide()'s order) and one
+// that does not (an idle rank's due refreshes issued as one run): the same completions,
+// counters and energy activity.
+void idle_refresh_runs_match_one_by_one(const DramSpec& spec, DramControllerConfig c) {
+  c.refresh = true;
+  Bench logged(spec, c, *dram_mapping_scheme("RoRaBaCoCh"));
+  Bench quiet(spec, c, *dram_mapping_scheme("RoRaBaCoCh"));
+  quiet.channel.set_command_log(false);
+  std::mt19937_64 rng(7);
+  const uint64_t lines = (1ull << 26) / 64;
+  uint64_t cycle = 0;
+  for (int burst = 0; burst < 60; ++burst) {
+    cycle += rng() % (5 * uint64_t{spec.t.REFI});
+    const uint64_t n = 1 + rng() % 6;
+    for (uint64_t i = 0; i < n && logged.channel.can_accept(i % 3 == 2); ++i) {
+      const uint64_t address = (rng() % lines) * 64;
+      logged.send(address, i % 3 == 2, cycle);
+      quiet.send(address, i % 3 == 2, cycle);
+    }
+    if (rng() % 2) { // sometimes drained, sometimes left behind with work in flight
+      logged.drain();
+      quiet.drain();
+      cycle = std::max({cycle, logged.channel.now(), quiet.channel.now()});
+    }
+  }
+  cycle += 7 * uint64_t{spec.t.REFI} + 3;
+  logged.channel.advance_to(cycle);
+  quiet.channel.advance_to(cycle);
+  logged.drain();
+  quiet.drain();
+  EXPECT_EQ(logged.done, quiet.done);
+  const DramChannelStats &a = logged.channel.stats(), &b = quiet.channel.stats();
+  EXPECT_GT(a.refreshes, 100u);
+  EXPECT_EQ(a.refreshes, b.refreshes);
+  EXPECT_EQ(a.precharges, b.precharges);
+  EXPECT_EQ(a.activates, b.activates);
+  EXPECT_EQ(a.read_latency_sum_cycles, b.read_latency_sum_cycles);
+  const uint64_t end = std::max(logged.channel.now(), quiet.channel.now());
+  const DramActivity x = logged.channel.activity(end), y = quiet.channel.activity(end);
+  EXPECT_EQ(x.refreshes, y.refreshes);
+  EXPECT_EQ(x.precharges, y.precharges);
+  EXPECT_EQ(x.active_cycles, y.active_cycles);
+  EXPECT_EQ(x.precharged_cycles, y.precharged_cycles);
+  EXPECT_EQ(check_jedec(logged.spec, logged.channel.command_log()), "");
+}
+
+TEST(DramRefresh, AnIdleRanksRunOfRefreshesMatchesTheOneByOneOrder) {
+  for (const std::string& name : dram_preset_names()) {
+    for (const uint32_t ranks : {1u, 2u, 4u}) {
+      for (const auto page :
+           {DramControllerConfig::PagePolicy::Open, DramControllerConfig::PagePolicy::Closed}) {
+        SCOPED_TRACE(name + " ranks " + std::to_string(ranks) +
+                     (page == DramControllerConfig::PagePolicy::Open ? " open" : " closed"));
+        DramSpec s = dram_preset(name);
+        s.ranks = ranks;
+        DramControllerConfig c;
+        c.page_policy = page;
+        idle_refresh_runs_match_one_by_one(s, c);
+      }
+    }
+  }
+}
+
 TEST(DramRefresh, OpenBanksArePrechargedBeforeRefreshAndRefreshKeepsPaceUnderLoad) {
   DramControllerConfig c;
   c.refresh = true;

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -159,6 +160,23 @@ TEST(FormatNs, EdgeCases) {
   }
   EXPECT_EQ(format_ns(uint64_t{999999999} * 1000 + 42), "999999999.042");
   EXPECT_EQ(format_ns(uint64_t{1000000000} * 1000 + 420), "1000000000.420");
+}
+
+TEST(FormatNs, AgreesWithToStringOnEveryMagnitude) {
+  // Random values of every length, and the values either side of each power of ten.
+  std::mt19937_64 rng(3);
+  const auto expect = [](uint64_t ps) {
+    const std::string frac = std::to_string(1000 + ps % 1000).substr(1);
+    ASSERT_EQ(format_ns(ps), std::to_string(ps / 1000) + "." + frac) << ps;
+  };
+  for (uint64_t top = 10; top <= 10000000000000; top *= 10) {
+    for (uint64_t d = 0; d < 2000; ++d) {
+      expect(top - 1 - d);
+      expect(top + d);
+    }
+    for (int i = 0; i < 20000; ++i)
+      expect(rng() % top);
+  }
 }
 
 TEST(LaunchesCsv, HeaderAndRows) {

@@ -25,7 +25,17 @@ const TagStore::Way* TagStore::find(uint64_t line) const {
   return nullptr;
 }
 
+void TagStore::settle_ages() {
+  if (m_pending == kNoRun)
+    return;
+  uint64_t age = m_pending_base;
+  for (const uint32_t w : m_runs[m_pending].ways)
+    m_ways_storage[w].last_use = ++age;
+  m_pending = kNoRun;
+}
+
 bool TagStore::lookup(uint64_t addr) {
+  settle_ages();
   Way* way = find(addr >> m_line_shift);
   if (!way)
     return false;
@@ -35,13 +45,18 @@ bool TagStore::lookup(uint64_t addr) {
 
 bool TagStore::touch_all(uint64_t addr, uint64_t lines) {
   const uint64_t first = addr >> m_line_shift;
-  for (Run& run : m_runs) {
+  for (uint32_t k = 0; k < 2; ++k) {
+    const Run& run = m_runs[k];
     if (run.inserts == m_inserts && run.first_line == first && run.lines == lines) {
-      for (const uint32_t w : run.ways)
-        m_ways_storage[w].last_use = ++m_clock;
+      if (m_pending != k) // a pending touch of the same run is overwritten whole
+        settle_ages();
+      m_pending = k;
+      m_pending_base = m_clock;
+      m_clock += run.ways.size();
       return true;
     }
   }
+  settle_ages();
   Run& run = m_runs[m_next_run];
   run.ways.clear();
   for (uint64_t i = 0; i < lines; ++i) {
@@ -66,6 +81,7 @@ bool TagStore::contains(uint64_t addr) const {
 }
 
 bool TagStore::insert(uint64_t addr) {
+  settle_ages();
   const uint64_t line = addr >> m_line_shift;
   if (Way* way = find(line)) {
     way->last_use = ++m_clock;
@@ -90,6 +106,7 @@ bool TagStore::insert(uint64_t addr) {
 }
 
 void TagStore::clear() {
+  m_pending = kNoRun;
   ++m_inserts;
   for (auto& w : m_ways_storage)
     w = Way{};

@@ -16,7 +16,8 @@ public:
   /// When all `lines` lines from the one holding `addr` are present, refreshes their LRU
   /// ages in order (as lookup() on each would) and returns true; otherwise changes
   /// nothing and returns false. A range seen whole before, with no insert since, is
-  /// refreshed without searching the sets again.
+  /// refreshed without searching the sets again, and its new ages are written only once
+  /// another operation needs them (a relaunch touches the same range again and again).
   bool touch_all(uint64_t addr, uint64_t lines);
   /// Presence without touching LRU state.
   bool contains(uint64_t addr) const;
@@ -54,6 +55,13 @@ private:
   };
   Run m_runs[2];
   uint32_t m_next_run = 0;
+  /// The run touched last whose ages are not written yet: way i of m_runs[m_pending] is
+  /// due last_use m_pending_base + i + 1 (kNoRun: none).
+  static constexpr uint32_t kNoRun = UINT32_MAX;
+  uint32_t m_pending = kNoRun;
+  uint64_t m_pending_base = 0;
+  /// Writes the pending run's ages.
+  void settle_ages();
   std::vector<Way> m_ways_storage; ///< sets x ways
 };
 

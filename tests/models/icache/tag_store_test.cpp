@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 namespace npu {
 namespace {
 
@@ -155,6 +157,42 @@ TEST(TagStore, TouchAllRefreshesLikeLookupsAndChangesNothingOnAMiss) {
   // The insert invalidated the memo: A's range is found again, not replayed.
   EXPECT_TRUE(b.touch_all(kA, 2));
   EXPECT_FALSE(b.touch_all(kB, 1));
+}
+
+// Random relaunches (a range touched, or its missing lines inserted as the cache does),
+// lookups, inserts and clears against a store that looks every line up instead of
+// touching ranges: the same answers and the same lines resident throughout, so the
+// memoised touches (whose ages are written late) keep the LRU order exact.
+TEST(TagStore, RepeatedTouchesKeepTheOrderOfLookups) {
+  TagStore fast(1024, 64, 4), ref(1024, 64, 4); // 4 sets
+  std::mt19937 rng(5);
+  const uint64_t starts[] = {0, 64 * 3, 64 * 9, 64 * 14};
+  for (int step = 0; step < 50000; ++step) {
+    const uint32_t op = rng() % 20;
+    const uint64_t addr = 64 * (rng() % 24);
+    if (op < 16) {
+      const uint32_t kernel = rng() % 4; // each kernel's binary: a fixed range
+      const uint64_t first = starts[kernel];
+      const uint64_t lines = 2 + kernel;
+      bool all = true;
+      for (uint64_t i = 0; i < lines; ++i)
+        all = all && ref.contains(first + 64 * i);
+      for (uint64_t i = 0; all && i < lines; ++i)
+        ref.lookup(first + 64 * i);
+      ASSERT_EQ(fast.touch_all(first, lines), all) << step;
+      for (uint64_t i = 0; !all && i < lines; ++i)
+        ASSERT_EQ(fast.insert(first + 64 * i), ref.insert(first + 64 * i)) << step;
+    } else if (op < 18) {
+      ASSERT_EQ(fast.lookup(addr), ref.lookup(addr)) << step;
+    } else if (op < 19 || step % 97 != 0) {
+      ASSERT_EQ(fast.insert(addr), ref.insert(addr)) << step;
+    } else {
+      fast.clear();
+      ref.clear();
+    }
+    for (uint64_t a = 0; a < 64 * 24; a += 64)
+      ASSERT_EQ(fast.contains(a), ref.contains(a)) << step << " " << a;
+  }
 }
 
 } // namespace

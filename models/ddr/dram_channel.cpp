@@ -238,13 +238,7 @@ uint64_t DramChannel::issue_refresh_run(AllBankRefresh& p, uint32_t rank, uint64
   const uint64_t due = p.due(rank);
   const uint64_t interval = p.interval();
   const uint64_t n = (cycle - due) / interval + 1;
-  if (t0 == due) {
-    m_timing.refresh_run(rank, due, interval, n);
-  } else {
-    m_timing.refresh(rank, t0);
-    if (n > 1)
-      m_timing.refresh_run(rank, due + interval, interval, n - 1);
-  }
+  m_timing.refresh_run(rank, t0, due + interval, interval, n);
   p.skip(rank, n);
   m_stats.refreshes += n;
   return n > 1 ? due + (n - 1) * interval : t0;

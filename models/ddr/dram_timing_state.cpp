@@ -83,24 +83,28 @@ void DramTimingState::refresh(uint32_t rank, uint64_t t) {
   ++m_counts.refreshes;
 }
 
-void DramTimingState::refresh_run(uint32_t rank, uint64_t t, uint64_t interval, uint64_t n) {
-  refresh(rank, t);
-  const uint64_t last = t + (n - 1) * interval;
+void DramTimingState::refresh_run(uint32_t rank, uint64_t first, uint64_t next, uint64_t interval,
+                                  uint64_t n) {
+  const uint64_t last = n > 1 ? next + (n - 2) * interval : first;
   Rank& rk = m_ranks[rank];
-  if (n == 1 || rk.first_close <= last) { // a pending close to settle between them: one by one
-    for (uint64_t k = 1; k < n; ++k)
-      refresh(rank, t + k * interval);
+  if (rk.first_close <= first)
+    settle(rk, rank, first);
+  if (rk.first_close <= last) { // a pending close to settle between them: one by one
+    refresh(rank, first);
+    for (uint64_t k = 0; k + 1 < n; ++k)
+      refresh(rank, next + k * interval);
     return;
   }
-  const size_t first = size_t{rank} * m_banks_per_rank;
-  for (size_t i = first; i < first + m_banks_per_rank; ++i)
+  const size_t first_bank = size_t{rank} * m_banks_per_rank;
+  for (size_t i = first_bank; i < first_bank + m_banks_per_rank; ++i)
     raise_to(m_banks[i].next[kAct], last + m_t.RFC);
-  // Each later REF: precharged background since the previous one's active part, then its own.
+  // As refresh() on each: precharged background up to each REF, then its active part.
   const uint64_t active = refresh_active_cycles();
-  rk.precharged_cycles += (n - 1) * (interval - active);
-  rk.active_cycles += (n - 1) * active;
+  on_open(rk, first);
+  rk.precharged_cycles += (last - first) - (n - 1) * active;
+  rk.active_cycles += n * active;
   rk.state_since = last + active;
-  m_counts.refreshes += n - 1;
+  m_counts.refreshes += n;
 }
 
 void DramTimingState::auto_precharge(uint32_t bank) {

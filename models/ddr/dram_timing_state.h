@@ -90,9 +90,10 @@ public:
   bool precharge(uint32_t bank, uint64_t t);
   /// REF at t: every bank of the rank is busy for tRFC.
   void refresh(uint32_t rank, uint64_t t);
-  /// `n` >= 1 REFs of `rank`, at t, t + interval, t + 2 interval...: as `n` calls of
-  /// refresh() (interval >= tRFC), at a cost that does not grow with `n`.
-  void refresh_run(uint32_t rank, uint64_t t, uint64_t interval, uint64_t n);
+  /// `n` >= 1 REFs of `rank`, the first at `first`, the others at next, next + interval,
+  /// next + 2 interval...: as `n` calls of refresh() (each at least tRFC after the one
+  /// before), at a cost that does not grow with `n`.
+  void refresh_run(uint32_t rank, uint64_t first, uint64_t next, uint64_t interval, uint64_t n);
   /// RD or WR at t to the bank's open row.
   void column(uint32_t bank, bool is_write, uint64_t t);
   /// The auto-precharge of the RDA/WRA just issued: it starts once tRAS and tRTP (or

@@ -5,6 +5,7 @@
 #include "tests/models/ddr/dram_test_util.h"
 
 #include <cmath>
+#include <random>
 
 namespace npu::test {
 namespace {
@@ -144,6 +145,42 @@ TEST(TransactionDram, ABatchIsServedInOrderOfArrivalWhateverOrderItIsGivenIn) {
   EXPECT_EQ(in_order.dram.stats().row_conflicts, 4u); // row 2 closes row 1 in each group
   EXPECT_EQ(reversed.dram.stats().row_conflicts, 4u);
   EXPECT_EQ(in_order.dram.stats().activates, reversed.dram.stats().activates);
+}
+
+TEST(TransactionDram, ItsChannelHashIsTheMappers) {
+  // Every line goes to the channel AddressMapper::channel_of names, for each mapping (and a
+  // field list with the channel above the column), several channel counts, with and without
+  // the hash, over random addresses: single lines, and multi-line accesses whose lines cross
+  // the blocks of address bits whose hash the transaction level keeps.
+  std::vector<std::vector<DramField>> orders;
+  for (const std::string& name : dram_mapping_scheme_names())
+    orders.push_back(*dram_mapping_scheme(name));
+  orders.push_back({DramField::Row, DramField::Channel, DramField::Bank, DramField::BankGroup,
+                    DramField::Rank, DramField::Column});
+  std::mt19937_64 rng(45);
+  for (const auto& order : orders) {
+    for (const uint32_t channels : {1u, 2u, 4u, 8u, 16u}) {
+      for (const bool hash : {false, true}) {
+        DramSpec spec = ddr4();
+        spec.channels = channels;
+        spec.ranks = 2;
+        const AddressMapper mapper(spec, order, hash);
+        const TransactionDram dram(spec, Bench::no_refresh(), mapper);
+        for (int i = 0; i < 2000; ++i) {
+          const uint64_t bits = i % 3 == 0 ? 63 : i % 3 == 1 ? 40 : 30;
+          DramTransaction t;
+          t.addr = (rng() & ((uint64_t{1} << bits) - 1)) & ~uint64_t{63};
+          t.row_bytes = i % 2 == 0 ? 64 : 64 * (1 + rng() % 256);
+          std::vector<uint32_t> got(channels, 0), want(channels, 0);
+          dram.count_lines(t, got.data());
+          for (uint64_t a = t.addr; a < t.addr + t.row_bytes; a += 64)
+            ++want[mapper.channel_of(a)];
+          ASSERT_EQ(got, want) << "address " << t.addr << ", " << t.row_bytes << " bytes, "
+                               << channels << " channels, hash " << hash;
+        }
+      }
+    }
+  }
 }
 
 } // namespace

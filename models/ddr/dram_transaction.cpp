@@ -654,13 +654,17 @@ TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arriv
   return place_act_between(rk, group, at, book);
 }
 
-inline uint64_t TransactionDram::act_after(const Act* acts, int64_t g, uint32_t group,
-                                           uint64_t at) const {
+[[gnu::always_inline]] inline uint64_t
+TransactionDram::act_after(const Act* acts, int64_t g, uint32_t group, uint64_t at) const {
+  const auto rrd = [&](int64_t i) {
+    return acts[i].at + (acts[i].group == group ? m_t.RRD_L : m_t.RRD_S);
+  };
+  if (g >= 3) // as most are; the ACTs go by clock, so tFAW 0 adds nothing
+    return std::max(std::max(std::max(at, rrd(g)), std::max(rrd(g - 1), rrd(g - 2))),
+                    acts[g - 3].at + m_t.FAW); // the new one last of five
   uint64_t lo = at;
   for (int64_t i = std::max<int64_t>(g - 2, 0); i <= g; ++i)
-    lo = std::max<uint64_t>(lo, acts[i].at + (acts[i].group == group ? m_t.RRD_L : m_t.RRD_S));
-  if (m_t.FAW > 0 && g >= 3)
-    lo = std::max<uint64_t>(lo, acts[g - 3].at + m_t.FAW); // the new one last of five
+    lo = std::max<uint64_t>(lo, rrd(i));
   return lo;
 }
 

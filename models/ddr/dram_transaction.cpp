@@ -198,7 +198,15 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
   // The data arrives evenly over the spread, in the order of its bytes.
   const double pace =
       total > 1 ? static_cast<double>(t.spread) / static_cast<double>(total - 1) : 0;
-  for (uint64_t r = 0; r < t.rows; ++r) {
+  if (unit == t.row_bytes) { // each row one piece, as most are
+    for (uint64_t r = 0, packed = 0; r < t.rows; ++r, packed += t.row_bytes) {
+      const uint64_t a = t.addr + r * t.stride;
+      const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
+      add_lines(a >> m_line_shift, (a + unit - 1) >> m_line_shift, arrival, packed < first_unit,
+                t.is_write, tx);
+    }
+  }
+  for (uint64_t r = 0; r < t.rows && unit < t.row_bytes; ++r) {
     const uint64_t row = t.addr + r * t.stride;
     for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
       const uint64_t a = row + piece;

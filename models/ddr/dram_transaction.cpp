@@ -696,24 +696,27 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
     }
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
-    const uint64_t lo = act_after(acts, g, group, at);
-    uint64_t hi = UINT64_MAX;
     if (g + 1 >= n) { // after every ACT booked
+      const uint64_t lo = act_after(acts, g, group, at);
       if (book)
         rk.acts.push_back(Act{lo, group});
       return lo;
     }
-    for (int64_t i = g + 1; i < std::min(n, g + 4); ++i)
-      hi = std::min<uint64_t>(hi, acts[i].at >= rrd(i) ? acts[i].at - rrd(i) : 0);
+    // Five with the new one inside: the outer two must already span tFAW (tested first, it
+    // rules out most gaps of a busy rank).
     bool fits = true;
-    if (m_t.FAW > 0) {
-      if (g + 4 < n)
-        hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
-      // Five with the new one inside: the outer two must already span tFAW.
+    if (m_t.FAW > 0)
       for (int64_t j = std::max<int64_t>(g - 2, 0); j <= g && j + 3 < n; ++j)
         fits = fits && acts[j + 3].at - acts[j].at >= m_t.FAW;
-    }
-    if (fits && lo <= hi) {
+    if (!fits)
+      continue;
+    const uint64_t lo = act_after(acts, g, group, at);
+    uint64_t hi = UINT64_MAX;
+    for (int64_t i = g + 1; i < std::min(n, g + 4); ++i)
+      hi = std::min<uint64_t>(hi, acts[i].at >= rrd(i) ? acts[i].at - rrd(i) : 0);
+    if (m_t.FAW > 0 && g + 4 < n)
+      hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
+    if (lo <= hi) {
       if (book)
         rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(rk.acts_head) + (g + 1),
                        Act{lo, group});

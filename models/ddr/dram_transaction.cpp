@@ -415,7 +415,13 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   uint64_t at = std::max({c0, last.pre_min + m_t.RP, last.act + m_t.RC});
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
   Rank& rk = ch.ranks[r.rank];
-  const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
+  uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
+  // The rank's latest refresh, when it falls between the two rows, holds it: the row goes
+  // wholly before the refresh's PREA or after its REF.
+  if (rk.held_from != 0 && act < rk.ready_after && b.open_act >= rk.ready_after &&
+      (act + m_t.RCD + tail >= rk.held_from ||
+       std::max(act + m_t.RAS, act + m_t.RCD + tail + recovery) > rk.held_prea))
+    act = place_act(rk, group, std::max(at, rk.ready_after), std::min(c0, m_horizon), false);
   const uint64_t col = act + m_t.RCD;
   const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
   if (pre + m_t.RP > b.open_act || act + m_t.RC > b.open_act)

@@ -107,6 +107,21 @@ TEST(TransactionDram, RefreshIsPeriodicAndClosesTheRows) {
   EXPECT_GE(b.access(b.addr(1, 0, 9), false, at), at + 22 + 576 + 22 + 22 + 4);
 }
 
+TEST(TransactionDram, AnOlderAccessServedAfterARefreshDoesNotOpenItsRowInside) {
+  DramControllerConfig c;
+  c.refresh = true;
+  TxBench b(ddr4(), c);
+  // Row 5 open before the refresh due at 12480 (PREA then, REF tRP later, banks free after
+  // tRFC: 12480 + 22 + 576); row 7 of the bank arrives after it and opens once it is over.
+  b.access(b.addr(0, 0, 5), false, 12000);
+  const uint64_t ready = 12480 + 22 + 576;
+  EXPECT_EQ(b.access(b.addr(0, 0, 7), false, 12500), ready + 22 + 22 + 4);
+  // Row 6 arrived just before the refresh fell due but is served after row 7: its ACT and
+  // column cannot go between the two rows inside the refresh, only after it.
+  EXPECT_GE(b.access(b.addr(0, 0, 6), false, 12470), ready + 22 + 22 + 4);
+  EXPECT_EQ(b.dram.stats().refreshes, 1u);
+}
+
 TEST(TransactionDram, BackgroundCountsOpenAndClosedCyclesToTheEnd) {
   TxBench b;
   b.access(b.addr(0, 0, 5), false, 100); // ACT at 101: open from then on

@@ -571,16 +571,23 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   const uint64_t earliest = start + latency;
   const uint64_t data = ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
   const uint64_t first_col = data - latency;
-  // Refresh falls due before its last column: the lines before it go now, the rest after.
+  // A refresh falls due before its last column, or one applied already (an access served
+  // before brought it about) holds the rank there: the lines before it go now, the rest once
+  // the rank is free again.
   uint32_t k = n;
+  uint64_t stop = kNoRow, resume = 0;
   if (rk.next_refresh <= first_col + tail) {
-    k = rk.next_refresh > first_col
-            ? static_cast<uint32_t>((rk.next_refresh - first_col + m_slot_s - 1) / m_slot_s)
-            : 0;
+    stop = resume = rk.next_refresh;
+  } else if (first_col < rk.ready_after && first_col + tail >= rk.held_from) {
+    stop = rk.held_from;
+    resume = rk.ready_after;
+  }
+  if (stop != kNoRow) {
+    k = stop > first_col ? static_cast<uint32_t>((stop - first_col + m_slot_s - 1) / m_slot_s) : 0;
     k = std::min(k, n);
     if (k == 0) {
-      floor = rk.next_refresh;
-      refresh_until(ch, rank, rk.next_refresh);
+      floor = resume;
+      refresh_until(ch, rank, resume);
       served = 0;
       return;
     }
@@ -605,8 +612,8 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   ch.used = true;
   served = k;
   if (k < n) {
-    floor = rk.next_refresh;
-    refresh_until(ch, rank, rk.next_refresh);
+    floor = resume;
+    refresh_until(ch, rank, resume);
   }
 }
 

@@ -122,6 +122,41 @@ TEST(TransactionDram, AnOlderAccessServedAfterARefreshDoesNotOpenItsRowInside) {
   EXPECT_EQ(b.dram.stats().refreshes, 1u);
 }
 
+TEST(TransactionDram, NoReadEndsInsideARefreshWhateverOrderItsAccessesAreServedIn) {
+  // One-line reads to random rows of the four bank groups' first two banks around each
+  // refresh: those arriving after it falls due are served first (bringing it about), then
+  // the older ones. The rank issues nothing from the refresh's due time until tRFC after its
+  // REF: a read's column goes before it (data done by due + CL + burst) or after it with an
+  // ACT (done tRCD + CL + burst after the REF's tRFC at the earliest).
+  DramControllerConfig c;
+  c.refresh = true;
+  TxBench b(ddr4(), c);
+  std::mt19937_64 rng(7);
+  const uint64_t refi = 12480, rfc = 576, cl_burst = 22 + 4;
+  const auto reads = [&](uint64_t from, uint64_t to) {
+    std::vector<DramTransaction> batch;
+    for (uint64_t at = from; at < to; at += 4 + rng() % 12) {
+      DramTransaction t;
+      t.addr = b.addr(static_cast<uint32_t>(rng() % 4), static_cast<uint32_t>(rng() % 2), rng() % 4,
+                      static_cast<uint32_t>(rng() % 64));
+      t.row_bytes = 64;
+      t.arrival = at;
+      batch.push_back(t);
+    }
+    return batch;
+  };
+  for (uint64_t due = refi; due <= 8 * refi; due += refi) {
+    for (const auto& batch : {reads(due, due + 200), reads(due - 400, due)}) {
+      std::vector<DramTransactionDone> done;
+      b.dram.serve_batch(batch, done);
+      for (const DramTransactionDone& d : done)
+        EXPECT_FALSE(d.last > due + cl_burst && d.last < due + rfc + 22 + cl_burst)
+            << "a read done at " << d.last << " inside the refresh due at " << due;
+    }
+  }
+  EXPECT_EQ(b.dram.stats().refreshes, 8u);
+}
+
 TEST(TransactionDram, BackgroundCountsOpenAndClosedCyclesToTheEnd) {
   TxBench b;
   b.access(b.addr(0, 0, 5), false, 100); // ACT at 101: open from then on

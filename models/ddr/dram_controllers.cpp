@@ -79,9 +79,7 @@ bool DramControllers::advance_enqueue(size_t c, const DramRequest& r, uint64_t c
       look(c);
     return false;
   }
-  ch.enqueue(r, std::max(cycle, ch.now())); // at the channel's clock: delivers nothing
-  m_busy.set(c);
-  look(c);
+  enqueue(c, r, cycle);
   return true;
 }
 

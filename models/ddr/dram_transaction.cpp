@@ -198,23 +198,19 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
   // The data arrives evenly over the spread, in the order of its bytes.
   const double pace =
       total > 1 ? static_cast<double>(t.spread) / static_cast<double>(total - 1) : 0;
-  if (unit == t.row_bytes) { // each row one piece, as most are
-    for (uint64_t r = 0, packed = 0; r < t.rows; ++r, packed += t.row_bytes) {
-      const uint64_t a = t.addr + r * t.stride;
-      const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
-      add_lines(a >> m_line_shift, (a + unit - 1) >> m_line_shift, arrival, packed < first_unit,
-                t.is_write, tx);
-    }
-  }
-  for (uint64_t r = 0; r < t.rows && unit < t.row_bytes; ++r) {
-    const uint64_t row = t.addr + r * t.stride;
-    for (uint64_t piece = 0; piece < t.row_bytes; piece += unit) {
-      const uint64_t a = row + piece;
-      const uint64_t packed = r * t.row_bytes + piece;
-      const uint64_t last = (a + std::min(unit, t.row_bytes - piece) - 1) >> m_line_shift;
-      const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
-      add_lines(a >> m_line_shift, last, arrival, packed < first_unit, t.is_write, tx);
-    }
+  const auto add_piece = [&](uint64_t a, uint64_t len, uint64_t packed) {
+    const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
+    add_lines(a >> m_line_shift, (a + len - 1) >> m_line_shift, arrival, packed < first_unit,
+              t.is_write, tx);
+  };
+  if (unit == t.row_bytes) { // each row one piece, as most are: no loop over pieces
+    for (uint64_t r = 0; r < t.rows; ++r)
+      add_piece(t.addr + r * t.stride, unit, r * t.row_bytes);
+  } else {
+    for (uint64_t r = 0; r < t.rows; ++r)
+      for (uint64_t piece = 0; piece < t.row_bytes; piece += unit)
+        add_piece(t.addr + r * t.stride + piece, std::min(unit, t.row_bytes - piece),
+                  r * t.row_bytes + piece);
   }
   for (uint32_t c : m_forming) {
     Run& r = m_runs[c];

@@ -462,6 +462,52 @@ uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r
   return col;
 }
 
+uint64_t TransactionDram::take_gaps(Channel& ch, const Run& r, uint64_t earliest, uint64_t latency,
+                                    uint32_t& n) {
+  // The run whose slots take its first line earliest.
+  Gaps* best = nullptr;
+  uint64_t data = kNoRow, skip = 0;
+  for (Gaps& c : ch.gaps) {
+    if (c.slots == 0 || c.group == r.first_group || c.rank != r.rank || c.is_write != r.is_write)
+      continue;
+    const uint64_t s = earliest > c.next ? (earliest - c.next + m_slot_l - 1) / m_slot_l : 0;
+    if (s < c.slots && c.next + s * m_slot_l < data) {
+      best = &c;
+      skip = s;
+      data = c.next + s * m_slot_l;
+    }
+  }
+  if (best == nullptr)
+    return kNoRow;
+  Gaps& g = *best;
+  const uint64_t first_col = data - latency;
+  const uint64_t last_col = first_col + uint64_t{n - 1} * m_slot_l;
+  const Rank& rk = ch.ranks[r.rank];
+  if (rk.next_refresh <= last_col || (first_col < rk.ready_after && last_col >= rk.held_from))
+    return kNoRow;
+  const uint64_t left = g.slots - skip; // slots before the run's booking ends
+  if (n <= left) {
+    g.next = data + uint64_t{n} * m_slot_l;
+    g.slots = static_cast<uint32_t>(left - n);
+    return data;
+  }
+  // The lines past the other run's end take the bus from there; their slots are left.
+  const uint64_t end = last_col + latency + m_burst;
+  if (ch.bus.find(g.end, end - g.end) != g.end) { // the lines before go in its slots
+    n = static_cast<uint32_t>(left);
+    g.slots = 0;
+    return data;
+  }
+  ch.bus.add(g.end, end - g.end);
+  g = Gaps{data + left * m_slot_l + m_slot_s,
+           end,
+           static_cast<uint32_t>(n - 1 - left),
+           r.rank,
+           r.first_group,
+           r.is_write};
+  return data;
+}
+
 inline uint64_t TransactionDram::turnaround(const Channel& ch, bool is_write, uint32_t n,
                                             uint32_t rank) const {
   // The controller drains writes in batches: a write pays its share of a batch's
@@ -565,14 +611,21 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   // may issue: the controller drains writes in batches between reads, so a write does not
   // wait for every read booked before it (the turnaround margin is its share of a batch's).
   const uint64_t earliest = start + latency;
-  const uint64_t data = ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
+  // A run of one bank group goes in the slots another one's left, when it can.
+  const bool paced = n > 1 && same + 1 == n && m_slot_s + m_burst <= m_slot_l;
+  uint32_t k = n; // the lines served now
+  const uint64_t gap = paced && margin == 0 ? take_gaps(ch, r, earliest, latency, k) : kNoRow;
+  const uint64_t data =
+      gap != kNoRow ? gap
+                    : ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
   const uint64_t first_col = data - latency;
   // A refresh falls due before its last column, or one applied already (an access served
   // before brought it about) holds the rank there: the lines before it go now, the rest once
   // the rank is free again.
-  uint32_t k = n;
   uint64_t stop = kNoRow, resume = 0;
-  if (rk.next_refresh <= first_col + tail) {
+  if (gap != kNoRow) {
+    busy = uint64_t{k - 1} * m_slot_l + m_burst;
+  } else if (rk.next_refresh <= first_col + tail) {
     stop = resume = rk.next_refresh;
   } else if (first_col < rk.ready_after && first_col + tail >= rk.held_from) {
     stop = rk.held_from;
@@ -589,7 +642,14 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
     }
     busy = (k - 1) * m_slot_s + m_burst;
   }
-  ch.bus.add(data - margin, busy + margin);
+  if (gap == kNoRow) {
+    ch.bus.add(data - margin, busy + margin);
+    if (paced && k == n) {
+      ch.gaps[ch.next_gaps] =
+          Gaps{data + m_slot_s, data + busy, n - 1, rank, r.first_group, is_write};
+      ch.next_gaps = (ch.next_gaps + 1) % kGapRuns;
+    }
+  }
   if (ch.bus.size() > 64)
     ch.bus.forget_before(std::min(c0, m_horizon));
   book_banks(ch, r, first_col, first_col + busy - m_burst);
@@ -607,7 +667,7 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   ch.last_rank = rank;
   ch.used = true;
   served = k;
-  if (k < n) {
+  if (k < n && gap == kNoRow) {
     floor = resume;
     refresh_until(ch, rank, resume);
   }

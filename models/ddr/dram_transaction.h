@@ -152,10 +152,24 @@ private:
     mutable uint64_t m_hint_at = UINT64_MAX; ///< what find() returned last (none: UINT64_MAX)
     mutable size_t m_hint = 0;               ///< and the span it found first after it
   };
+  /// The data bus slots a run of one bank group left free between its lines (tCCD_L apart,
+  /// a burst each): the lines of another bank group's run take them, as FR-FCFS interleaves
+  /// the two.
+  struct Gaps {
+    uint64_t next = 0;  ///< data start of the first slot left (m_slot_s after a line)
+    uint64_t end = 0;   ///< where the run's booking of the bus ends
+    uint32_t slots = 0; ///< slots left, m_slot_l apart
+    uint32_t rank = 0, group = 0;
+    bool is_write = false;
+  };
+  static constexpr uint32_t kGapRuns = 4; ///< runs whose free slots a channel remembers
   struct Channel {
     std::vector<Bank> banks;
     std::vector<Rank> ranks;
     BusCalendar bus;
+    /// Of the latest runs of one bank group booked (their bookings do not overlap).
+    std::array<Gaps, kGapRuns> gaps{};
+    uint32_t next_gaps = 0; ///< the entry the next such run takes, a ring
     bool used = false;
     bool last_write = false;
     uint64_t direction_lines = 0;  ///< lines served since the direction last changed
@@ -242,6 +256,12 @@ private:
   /// or kNoRow.
   uint64_t open_before_refresh(Channel& ch, Bank& b, const Run& r, uint32_t group, uint32_t n,
                                uint64_t c0, uint64_t last_arrival);
+  /// The data start of `n` lines of run `r`, one bank group's (tCCD_L apart), in the slots
+  /// that one of the channel's latest such runs of another bank group left (Gaps), from
+  /// `earliest` (data clocks), with its columns before any refresh; or kNoRow. Takes the
+  /// slots, and books the bus for the lines past that run's booking; when the bus is taken
+  /// there, only the lines in its slots go (`n` says how many).
+  uint64_t take_gaps(Channel& ch, const Run& r, uint64_t earliest, uint64_t latency, uint32_t& n);
   /// Clocks the data bus idles before `n` lines of this direction on `rank` (turnarounds).
   uint64_t turnaround(const Channel& ch, bool is_write, uint32_t n, uint32_t rank) const;
   /// The banks of run `r` after its columns from `first_col` to `last_col`.

@@ -233,5 +233,37 @@ TEST(TransactionDram, ItsChannelHashIsTheMappers) {
   }
 }
 
+TEST(TransactionDram, ARunOfOneBankGroupTakesTheDataBusSlotsAnotherOneLeft) {
+  // A strided read whose 16 lines stay in one bank group goes at tCCD_L (8 clocks), the data
+  // bus busy half of that (a burst is 4): a second such read in another bank group takes the
+  // slots between, as FR-FCFS interleaves them, and ends a few slots after the first. Two in
+  // one bank group (other banks) go one after the other, tCCD_L apart.
+  const auto strided = [](const TxBench& b, uint32_t group, uint32_t bank) {
+    DramTransaction t;
+    t.addr = b.addr(group, bank, 1);
+    t.row_bytes = 64;
+    t.rows = 16;
+    t.stride = b.addr(group, bank, 1, 1) - t.addr; // the next column of the bank group
+    return t;
+  };
+  TxBench one;
+  const uint64_t alone = one.dram.serve(strided(one, 0, 0)).last;
+  EXPECT_GE(alone, 15u * 8 + 4);
+  TxBench two_groups;
+  std::vector<DramTransactionDone> done;
+  two_groups.dram.serve_batch({strided(two_groups, 0, 0), strided(two_groups, 1, 0)}, done);
+  ASSERT_EQ(done.size(), 2u);
+  EXPECT_EQ(done[0].last, alone);
+  EXPECT_GT(done[1].last, alone);
+  EXPECT_LE(done[1].last, alone + 2 * 8);
+  EXPECT_EQ(two_groups.dram.stats().data_bus_busy_cycles, 32u * 4);
+  EXPECT_EQ(two_groups.dram.stats().reads, 32u);
+  EXPECT_EQ(two_groups.dram.stats().activates, 2u);
+  TxBench one_group;
+  one_group.dram.serve_batch({strided(one_group, 0, 0), strided(one_group, 0, 1)}, done);
+  EXPECT_EQ(done[0].last, alone);
+  EXPECT_GE(done[1].last, alone + 15 * 8);
+}
+
 } // namespace
 } // namespace npu::test

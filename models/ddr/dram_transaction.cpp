@@ -463,10 +463,10 @@ uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r
 }
 
 uint64_t TransactionDram::take_gaps(Channel& ch, const Run& r, uint64_t earliest, uint64_t latency,
-                                    uint32_t& n) {
+                                    uint64_t before, uint32_t& n) {
   // The run whose slots take its first line earliest.
   Gaps* best = nullptr;
-  uint64_t data = kNoRow, skip = 0;
+  uint64_t data = before, skip = 0;
   for (Gaps& c : ch.gaps) {
     if (c.slots == 0 || c.group == r.first_group || c.rank != r.rank || c.is_write != r.is_write)
       continue;
@@ -611,13 +611,13 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   // may issue: the controller drains writes in batches between reads, so a write does not
   // wait for every read booked before it (the turnaround margin is its share of a batch's).
   const uint64_t earliest = start + latency;
-  // A run of one bank group goes in the slots another one's left, when it can.
-  const bool paced = n > 1 && same + 1 == n && m_slot_s + m_burst <= m_slot_l;
+  // A run of one bank group goes in the slots another one's left, when it can (a run of a few
+  // lines would gain a slot or two, and its cut would reorder the channel's runs).
+  const bool paced = n >= kPacedLines && same + 1 == n && m_slot_s + m_burst <= m_slot_l;
   uint32_t k = n; // the lines served now
-  const uint64_t gap = paced && margin == 0 ? take_gaps(ch, r, earliest, latency, k) : kNoRow;
-  const uint64_t data =
-      gap != kNoRow ? gap
-                    : ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
+  const uint64_t free = ch.bus.find(earliest - std::min(margin, earliest), busy + margin) + margin;
+  const uint64_t gap = paced && margin == 0 ? take_gaps(ch, r, earliest, latency, free, k) : kNoRow;
+  const uint64_t data = gap != kNoRow ? gap : free;
   const uint64_t first_col = data - latency;
   // A refresh falls due before its last column, or one applied already (an access served
   // before brought it about) holds the rank there: the lines before it go now, the rest once

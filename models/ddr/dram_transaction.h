@@ -162,7 +162,8 @@ private:
     uint32_t rank = 0, group = 0;
     bool is_write = false;
   };
-  static constexpr uint32_t kGapRuns = 4; ///< runs whose free slots a channel remembers
+  static constexpr uint32_t kGapRuns = 4;    ///< runs whose free slots a channel remembers
+  static constexpr uint32_t kPacedLines = 4; ///< the fewest lines of a run that takes slots
   struct Channel {
     std::vector<Bank> banks;
     std::vector<Rank> ranks;
@@ -258,10 +259,12 @@ private:
                                uint64_t c0, uint64_t last_arrival);
   /// The data start of `n` lines of run `r`, one bank group's (tCCD_L apart), in the slots
   /// that one of the channel's latest such runs of another bank group left (Gaps), from
-  /// `earliest` (data clocks), with its columns before any refresh; or kNoRow. Takes the
-  /// slots, and books the bus for the lines past that run's booking; when the bus is taken
-  /// there, only the lines in its slots go (`n` says how many).
-  uint64_t take_gaps(Channel& ch, const Run& r, uint64_t earliest, uint64_t latency, uint32_t& n);
+  /// `earliest` (data clocks) and before `before` (where the bus has room for them all), with
+  /// its columns before any refresh; or kNoRow. Takes the slots, and books the bus for the
+  /// lines past that run's booking; when the bus is taken there, only the lines in its slots
+  /// go (`n` says how many).
+  uint64_t take_gaps(Channel& ch, const Run& r, uint64_t earliest, uint64_t latency,
+                     uint64_t before, uint32_t& n);
   /// Clocks the data bus idles before `n` lines of this direction on `rank` (turnarounds).
   uint64_t turnaround(const Channel& ch, bool is_write, uint32_t n, uint32_t rank) const;
   /// The banks of run `r` after its columns from `first_col` to `last_col`.

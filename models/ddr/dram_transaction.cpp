@@ -657,6 +657,8 @@ TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arriv
       ++rk.acts_head;
     if (rk.acts_head >= 64) {
       rk.acts.erase(rk.acts.begin(), rk.acts.begin() + static_cast<int64_t>(rk.acts_head));
+      rk.packed_from = std::max(rk.packed_from, rk.acts_head) - rk.acts_head;
+      rk.packed_to = std::max(rk.packed_to, rk.acts_head) - rk.acts_head;
       rk.acts_head = 0;
     }
   }
@@ -699,10 +701,8 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
     // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1]. A gap under two
     // tRRD from `at` or acts[g] takes none: skipped before the full test, in a tight loop
     // once acts[g] is late enough that `at` no longer matters.
-    if (g >= 0 && g + 1 < n && acts[g].at + rrd_min >= at) {
-      while (g + 1 < n && acts[g + 1].at < acts[g].at + 2 * rrd_min)
-        ++g;
-    }
+    if (g >= 0 && g + 1 < n && acts[g].at + rrd_min >= at)
+      g = skip_packed(rk, g, rrd_min);
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
     if (g + 1 >= n) { // after every ACT booked
@@ -726,12 +726,35 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
     if (m_t.FAW > 0 && g + 4 < n)
       hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
     if (lo <= hi) {
-      if (book)
-        rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(rk.acts_head) + (g + 1),
-                       Act{lo, group});
+      if (book) {
+        // The packed gaps after it move one on; one it splits stays packed.
+        const size_t p = rk.acts_head + static_cast<size_t>(g + 1);
+        rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(p), Act{lo, group});
+        rk.packed_from += p <= rk.packed_from ? 1 : 0;
+        rk.packed_to += p <= rk.packed_to ? 1 : 0;
+      }
       return lo;
     }
   }
+}
+
+inline int64_t TransactionDram::skip_packed(Rank& rk, int64_t g, uint64_t rrd_min) {
+  const Act* acts = rk.acts.data() + rk.acts_head;
+  const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
+  const int64_t from = g;
+  const size_t at = rk.acts_head + static_cast<size_t>(g);
+  if (at >= rk.packed_from && at < rk.packed_to) // known packed up to packed_to
+    g = static_cast<int64_t>(rk.packed_to - rk.acts_head);
+  while (g + 1 < n && acts[g + 1].at < acts[g].at + 2 * rrd_min)
+    ++g;
+  if (g > from) { // remember them, with the ones known when they touch
+    const size_t first = rk.acts_head + static_cast<size_t>(from);
+    const size_t last = rk.acts_head + static_cast<size_t>(g);
+    const bool touch = first <= rk.packed_to && last >= rk.packed_from;
+    rk.packed_from = touch ? std::min(rk.packed_from, first) : first;
+    rk.packed_to = touch ? std::max(rk.packed_to, last) : last;
+  }
+  return g;
 }
 
 inline void TransactionDram::refresh_until(Channel& ch, uint32_t rank, uint64_t at) {

@@ -123,6 +123,9 @@ private:
   struct Rank {
     std::vector<Act> acts;        ///< recent ACTs, by clock, from acts_head on
     size_t acts_head = 0;         ///< ACTs before it no longer constrain any
+    /// The gaps after acts[packed_from] to acts[packed_to - 1] are each under two tRRD: none
+    /// takes an ACT (place_act_between() skips them at once). None when the two are equal.
+    size_t packed_from = 0, packed_to = 0;
     uint64_t next_refresh = 0;    ///< when its next refresh falls due (kNoRow: never)
     uint64_t refreshes = 0;       ///< refreshes applied
     uint32_t open_banks = 0;      ///< banks with a row open
@@ -259,6 +262,9 @@ private:
   uint64_t place_act(Rank& rank, uint32_t group, uint64_t at, uint64_t arrival, bool book = true);
   /// place_act() where `at` falls before the last ACT booked: the gaps from there on.
   uint64_t place_act_between(Rank& rank, uint32_t group, uint64_t at, bool book);
+  /// The first ACT from acts[g] on (relative to acts_head) whose gap to the next is not under
+  /// two `rrd_min` (the last one when all are), remembering the packed ones (packed_from).
+  int64_t skip_packed(Rank& rank, int64_t g, uint64_t rrd_min);
   /// The earliest clock from `at` for an ACT to `group` after acts[g] (none: g < 0) and the
   /// ones before it (tRRD_S/L from the last three, tFAW from the fourth).
   uint64_t act_after(const Act* acts, int64_t g, uint32_t group, uint64_t at) const;

@@ -121,8 +121,8 @@ private:
     uint32_t group;
   };
   struct Rank {
-    std::vector<Act> acts;        ///< recent ACTs, by clock, from acts_head on
-    size_t acts_head = 0;         ///< ACTs before it no longer constrain any
+    std::vector<Act> acts; ///< recent ACTs, by clock, from acts_head on
+    size_t acts_head = 0;  ///< ACTs before it no longer constrain any
     /// The gaps after acts[packed_from] to acts[packed_to - 1] are each under two tRRD: none
     /// takes an ACT (place_act_between() skips them at once). None when the two are equal.
     size_t packed_from = 0, packed_to = 0;

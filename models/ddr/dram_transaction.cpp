@@ -410,6 +410,13 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
   uint64_t at = std::max({c0, last.pre_min + m_t.RP, last.act + m_t.RC});
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  // Its PRE, tRP before the open row's ACT, and its tRC there, from an ACT at `act`.
+  const auto fits_before_open = [&](uint64_t act) {
+    const uint64_t pre = std::max(act + m_t.RAS, act + m_t.RCD + tail + recovery);
+    return pre + m_t.RP <= b.open_act && act + m_t.RC <= b.open_act;
+  };
+  if (!fits_before_open(at)) // nor from the ACT placed (no earlier than `at`)
+    return kNoRow;
   Rank& rk = ch.ranks[r.rank];
   uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
   // The rank's latest refresh, when it falls between the two rows, holds it: the row goes
@@ -418,10 +425,10 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
       (act + m_t.RCD + tail >= rk.held_from ||
        std::max(act + m_t.RAS, act + m_t.RCD + tail + recovery) > rk.held_prea))
     act = place_act(rk, group, std::max(at, rk.ready_after), std::min(c0, m_horizon), false);
+  if (!fits_before_open(act))
+    return kNoRow;
   const uint64_t col = act + m_t.RCD;
   const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
-  if (pre + m_t.RP > b.open_act || act + m_t.RC > b.open_act)
-    return kNoRow;
   place_act(rk, group, act, std::min(c0, m_horizon));
   // The row before closes at tRP before this ACT; this one closes tRP before the open row's.
   last.pre = act - m_t.RP;
@@ -444,6 +451,10 @@ uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r
   const uint64_t tail = uint64_t{n - 1} * m_slot_l;
   const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  // Its columns and PRE from an ACT at `at` at the earliest: when they do not fit, none do.
+  if (at + m_t.RCD + tail >= rk.held_from ||
+      std::max(at + m_t.RAS, at + m_t.RCD + tail + recovery) > rk.held_prea)
+    return kNoRow;
   const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
   // Its data in a gap of the bus before the refresh: the bus does not push it past.
   const uint64_t latency = r.is_write ? m_t.CWL : m_t.CL;

@@ -72,15 +72,13 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
   }
 }
 
-void TransactionDram::BusCalendar::forget_before(uint64_t t) {
-  // The spans that end by `t`, from the first: few if any (it is called for each booking once
-  // the calendar is long).
+void TransactionDram::BusCalendar::forget_through(uint64_t t) {
+  // The spans that end by `t`, from the first: few (forget_before() is called for each booking
+  // once the calendar is long).
   // They are dropped from the vector in bulk: the live spans start at m_head.
   auto it = m_spans.begin() + m_head;
   while (it != m_spans.end() && it->second <= t)
     ++it;
-  if (it == m_spans.begin() + m_head)
-    return;
   m_hint_at = UINT64_MAX;
   m_floor = std::max(m_floor, std::prev(it)->second);
   m_head = static_cast<size_t>(it - m_spans.begin());

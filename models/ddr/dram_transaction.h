@@ -145,10 +145,16 @@ private:
     /// Books [start, start + len), which must be free.
     void add(uint64_t start, uint64_t len);
     /// Forgets spans that end by `t`; later bookings start after them.
-    void forget_before(uint64_t t);
+    void forget_before(uint64_t t) {
+      if (m_head < m_spans.size() && m_spans[m_head].second <= t) // at least one (seldom)
+        forget_through(t);
+    }
     size_t size() const { return m_spans.size() - m_head; }
 
   private:
+    /// forget_before() where the first span ends by `t`.
+    void forget_through(uint64_t t);
+
     std::vector<std::pair<uint64_t, uint64_t>> m_spans; ///< from m_head on
     size_t m_head = 0; ///< spans before it are forgotten (dropped in bulk)
     uint64_t m_floor = 0;

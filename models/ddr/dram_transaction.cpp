@@ -21,6 +21,16 @@ It upper_bound_from_back(It begin, It end, const T& value, Before before) {
   return std::upper_bound(begin, it, value, before);
 }
 
+/// A count of clocks or bytes (under 2^63) as a double, through the signed conversion: one
+/// instruction, where the unsigned one takes a test and a branch; the same value.
+inline double to_double(uint64_t v) {
+  return static_cast<double>(static_cast<int64_t>(v));
+}
+/// A double in [0, 2^63) truncated to an integer, as static_cast<uint64_t> does.
+inline uint64_t to_count(double v) {
+  return static_cast<uint64_t>(static_cast<int64_t>(v));
+}
+
 } // namespace
 
 inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) const {
@@ -62,15 +72,13 @@ inline uint64_t TransactionDram::BusCalendar::find(uint64_t t, uint64_t len) con
   }
 }
 
-void TransactionDram::BusCalendar::forget_before(uint64_t t) {
-  // The spans that end by `t`, from the first: few if any (it is called for each booking once
-  // the calendar is long).
+void TransactionDram::BusCalendar::forget_through(uint64_t t) {
+  // The spans that end by `t`, from the first: few (forget_before() is called for each booking
+  // once the calendar is long).
   // They are dropped from the vector in bulk: the live spans start at m_head.
   auto it = m_spans.begin() + m_head;
   while (it != m_spans.end() && it->second <= t)
     ++it;
-  if (it == m_spans.begin() + m_head)
-    return;
   m_hint_at = UINT64_MAX;
   m_floor = std::max(m_floor, std::prev(it)->second);
   m_head = static_cast<size_t>(it - m_spans.begin());
@@ -199,7 +207,7 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
   const double pace =
       total > 1 ? static_cast<double>(t.spread) / static_cast<double>(total - 1) : 0;
   const auto add_piece = [&](uint64_t a, uint64_t len, uint64_t packed) {
-    const auto arrival = t.arrival + static_cast<uint64_t>(static_cast<double>(packed) * pace);
+    const auto arrival = t.arrival + to_count(to_double(packed) * pace);
     add_lines(a >> m_line_shift, (a + len - 1) >> m_line_shift, arrival, packed < first_unit,
               t.is_write, tx);
   };
@@ -410,6 +418,13 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
   const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
   uint64_t at = std::max({c0, last.pre_min + m_t.RP, last.act + m_t.RC});
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  // Its PRE, tRP before the open row's ACT, and its tRC there, from an ACT at `act`.
+  const auto fits_before_open = [&](uint64_t act) {
+    const uint64_t pre = std::max(act + m_t.RAS, act + m_t.RCD + tail + recovery);
+    return pre + m_t.RP <= b.open_act && act + m_t.RC <= b.open_act;
+  };
+  if (!fits_before_open(at)) // nor from the ACT placed (no earlier than `at`)
+    return kNoRow;
   Rank& rk = ch.ranks[r.rank];
   uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
   // The rank's latest refresh, when it falls between the two rows, holds it: the row goes
@@ -418,10 +433,10 @@ uint64_t TransactionDram::open_between(Channel& ch, Bank& b, const Run& r, uint3
       (act + m_t.RCD + tail >= rk.held_from ||
        std::max(act + m_t.RAS, act + m_t.RCD + tail + recovery) > rk.held_prea))
     act = place_act(rk, group, std::max(at, rk.ready_after), std::min(c0, m_horizon), false);
+  if (!fits_before_open(act))
+    return kNoRow;
   const uint64_t col = act + m_t.RCD;
   const uint64_t pre = std::max(act + m_t.RAS, col + tail + recovery);
-  if (pre + m_t.RP > b.open_act || act + m_t.RC > b.open_act)
-    return kNoRow;
   place_act(rk, group, act, std::min(c0, m_horizon));
   // The row before closes at tRP before this ACT; this one closes tRP before the open row's.
   last.pre = act - m_t.RP;
@@ -444,6 +459,10 @@ uint64_t TransactionDram::open_before_refresh(Channel& ch, Bank& b, const Run& r
   const uint64_t tail = uint64_t{n - 1} * m_slot_l;
   const uint64_t recovery = r.is_write ? m_t.CWL + m_burst + m_t.WR : m_t.RTP;
   at = std::max(at, last_arrival + 1 > tail + m_t.RCD ? last_arrival + 1 - tail - m_t.RCD : 0);
+  // Its columns and PRE from an ACT at `at` at the earliest: when they do not fit, none do.
+  if (at + m_t.RCD + tail >= rk.held_from ||
+      std::max(at + m_t.RAS, at + m_t.RCD + tail + recovery) > rk.held_prea)
+    return kNoRow;
   const uint64_t act = place_act(rk, group, at, std::min(c0, m_horizon), false);
   // Its data in a gap of the bus before the refresh: the bus does not push it past.
   const uint64_t latency = r.is_write ? m_t.CWL : m_t.CL;
@@ -564,11 +583,11 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
     return;
   }
   // Sum over its lines of data end minus arrival: both step evenly.
-  const double step = k > 1 ? static_cast<double>(busy - m_burst) / (k - 1) : 0;
-  const double pace = n > 1 ? static_cast<double>(last_arrival - from_arrival) / (n - 1) : 0;
-  const double first = static_cast<double>(data + m_burst) - static_cast<double>(from_arrival);
+  const double step = k > 1 ? to_double(busy - m_burst) / (k - 1) : 0;
+  const double pace = n > 1 ? to_double(last_arrival - from_arrival) / (n - 1) : 0;
+  const double first = to_double(data + m_burst) - to_double(from_arrival);
   const double sum = k * first + (step - pace) * k * (k - 1) / 2.0;
-  s.read_latency_sum_cycles += static_cast<uint64_t>(std::max(0.0, sum));
+  s.read_latency_sum_cycles += to_count(std::max(0.0, sum));
   s.read_latency_max_cycles = std::max(s.read_latency_max_cycles, end - from_arrival);
 }
 
@@ -717,6 +736,8 @@ TransactionDram::place_act(Rank& rk, uint32_t group, uint64_t at, uint64_t arriv
       ++rk.acts_head;
     if (rk.acts_head >= 64) {
       rk.acts.erase(rk.acts.begin(), rk.acts.begin() + static_cast<int64_t>(rk.acts_head));
+      rk.packed_from = std::max(rk.packed_from, rk.acts_head) - rk.acts_head;
+      rk.packed_to = std::max(rk.packed_to, rk.acts_head) - rk.acts_head;
       rk.acts_head = 0;
     }
   }
@@ -759,10 +780,8 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
     // The new ACT goes after acts[g] (none: g < 0) and before acts[g + 1]. A gap under two
     // tRRD from `at` or acts[g] takes none: skipped before the full test, in a tight loop
     // once acts[g] is late enough that `at` no longer matters.
-    if (g >= 0 && g + 1 < n && acts[g].at + rrd_min >= at) {
-      while (g + 1 < n && acts[g + 1].at < acts[g].at + 2 * rrd_min)
-        ++g;
-    }
+    if (g >= 0 && g + 1 < n && acts[g].at + rrd_min >= at)
+      g = skip_packed(rk, g, rrd_min);
     if (g >= 0 && g + 1 < n && acts[g + 1].at < std::max(at, acts[g].at + rrd_min) + rrd_min)
       continue;
     if (g + 1 >= n) { // after every ACT booked
@@ -786,12 +805,35 @@ uint64_t TransactionDram::place_act_between(Rank& rk, uint32_t group, uint64_t a
     if (m_t.FAW > 0 && g + 4 < n)
       hi = std::min<uint64_t>(hi, acts[g + 4].at >= m_t.FAW ? acts[g + 4].at - m_t.FAW : 0);
     if (lo <= hi) {
-      if (book)
-        rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(rk.acts_head) + (g + 1),
-                       Act{lo, group});
+      if (book) {
+        // The packed gaps after it move one on; one it splits stays packed.
+        const size_t p = rk.acts_head + static_cast<size_t>(g + 1);
+        rk.acts.insert(rk.acts.begin() + static_cast<int64_t>(p), Act{lo, group});
+        rk.packed_from += p <= rk.packed_from ? 1 : 0;
+        rk.packed_to += p <= rk.packed_to ? 1 : 0;
+      }
       return lo;
     }
   }
+}
+
+inline int64_t TransactionDram::skip_packed(Rank& rk, int64_t g, uint64_t rrd_min) {
+  const Act* acts = rk.acts.data() + rk.acts_head;
+  const auto n = static_cast<int64_t>(rk.acts.size() - rk.acts_head);
+  const int64_t from = g;
+  const size_t at = rk.acts_head + static_cast<size_t>(g);
+  if (at >= rk.packed_from && at < rk.packed_to) // known packed up to packed_to
+    g = static_cast<int64_t>(rk.packed_to - rk.acts_head);
+  while (g + 1 < n && acts[g + 1].at < acts[g].at + 2 * rrd_min)
+    ++g;
+  if (g > from) { // remember them, with the ones known when they touch
+    const size_t first = rk.acts_head + static_cast<size_t>(from);
+    const size_t last = rk.acts_head + static_cast<size_t>(g);
+    const bool touch = first <= rk.packed_to && last >= rk.packed_from;
+    rk.packed_from = touch ? std::min(rk.packed_from, first) : first;
+    rk.packed_to = touch ? std::max(rk.packed_to, last) : last;
+  }
+  return g;
 }
 
 inline void TransactionDram::refresh_until(Channel& ch, uint32_t rank, uint64_t at) {

@@ -121,8 +121,11 @@ private:
     uint32_t group;
   };
   struct Rank {
-    std::vector<Act> acts;        ///< recent ACTs, by clock, from acts_head on
-    size_t acts_head = 0;         ///< ACTs before it no longer constrain any
+    std::vector<Act> acts; ///< recent ACTs, by clock, from acts_head on
+    size_t acts_head = 0;  ///< ACTs before it no longer constrain any
+    /// The gaps after acts[packed_from] to acts[packed_to - 1] are each under two tRRD: none
+    /// takes an ACT (place_act_between() skips them at once). None when the two are equal.
+    size_t packed_from = 0, packed_to = 0;
     uint64_t next_refresh = 0;    ///< when its next refresh falls due (kNoRow: never)
     uint64_t refreshes = 0;       ///< refreshes applied
     uint32_t open_banks = 0;      ///< banks with a row open
@@ -142,10 +145,16 @@ private:
     /// Books [start, start + len), which must be free.
     void add(uint64_t start, uint64_t len);
     /// Forgets spans that end by `t`; later bookings start after them.
-    void forget_before(uint64_t t);
+    void forget_before(uint64_t t) {
+      if (m_head < m_spans.size() && m_spans[m_head].second <= t) // at least one (seldom)
+        forget_through(t);
+    }
     size_t size() const { return m_spans.size() - m_head; }
 
   private:
+    /// forget_before() where the first span ends by `t`.
+    void forget_through(uint64_t t);
+
     std::vector<std::pair<uint64_t, uint64_t>> m_spans; ///< from m_head on
     size_t m_head = 0; ///< spans before it are forgotten (dropped in bulk)
     uint64_t m_floor = 0;
@@ -282,6 +291,9 @@ private:
   uint64_t place_act(Rank& rank, uint32_t group, uint64_t at, uint64_t arrival, bool book = true);
   /// place_act() where `at` falls before the last ACT booked: the gaps from there on.
   uint64_t place_act_between(Rank& rank, uint32_t group, uint64_t at, bool book);
+  /// The first ACT from acts[g] on (relative to acts_head) whose gap to the next is not under
+  /// two `rrd_min` (the last one when all are), remembering the packed ones (packed_from).
+  int64_t skip_packed(Rank& rank, int64_t g, uint64_t rrd_min);
   /// The earliest clock from `at` for an ACT to `group` after acts[g] (none: g < 0) and the
   /// ones before it (tRRD_S/L from the last three, tFAW from the fourth).
   uint64_t act_after(const Act* acts, int64_t g, uint32_t group, uint64_t at) const;

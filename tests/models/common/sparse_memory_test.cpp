@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <numeric>
 #include <vector>
@@ -65,6 +66,26 @@ TEST(SparseMemory, RowsMatchRowByRowCopies) {
     single.read(2000 + i * 1000, expect.data() + i * 300, 300);
   EXPECT_EQ(back, expect);
   EXPECT_EQ(std::vector<uint8_t>(back.begin(), back.begin() + 12 * 300), data);
+}
+
+TEST(SparseMemory, PackedRowsAndRowsOfUntouchedPagesBetweenWrittenOnesMatchSingleCopies) {
+  // Packed rows (stride = row length) across pages, then rows a page apart read back where
+  // untouched pages lie between written ones: each as one copy per row.
+  SparseMemory rows(1 << 20), single(1 << 20);
+  std::vector<uint8_t> data(10 * 700);
+  for (size_t i = 0; i < data.size(); ++i)
+    data[i] = static_cast<uint8_t>(i * 7 + 3);
+  rows.write_rows(3000, 700, 700, 10, data.data());
+  single.write(3000, data.data(), data.size());
+  rows.write(5 * 4096 + 100, data.data(), 64);
+  single.write(5 * 4096 + 100, data.data(), 64);
+  EXPECT_EQ(rows.touched_bytes(), single.touched_bytes());
+  std::vector<uint8_t> back(9 * 500, 0xEE), expect(9 * 500);
+  rows.read_rows(64, 4096, 500, 9, back.data());
+  for (uint64_t i = 0; i < 9; ++i)
+    single.read(64 + i * 4096, expect.data() + i * 500, 500);
+  EXPECT_EQ(back, expect);
+  EXPECT_NE(std::count(back.begin(), back.end(), uint8_t{0}), static_cast<long>(back.size()));
 }
 
 TEST(SparseMemory, TouchedBytesGrowByPages) {

@@ -73,6 +73,10 @@ bool DdrTransactionLevel::serve_now(std::vector<Held>& held, std::vector<DramTra
     if (h.payload == in_call) {
       in_call_delay = h.delay;
       answered = true;
+    } else if (h.caller) {
+      h.caller->delay = h.delay;
+      h.caller->answered = true;
+      h.caller->served.notify(sc_core::SC_ZERO_TIME);
     } else {
       m_answer(*h.payload, h.delay);
     }
@@ -146,7 +150,7 @@ uint64_t DdrTransactionLevel::write_ready(const HeldWrite& w) const {
   uint64_t at = w.t.arrival;
   for (uint32_t c = 0; c < m_write_lines.size(); ++c)
     if (w.channels >> (c % 64) & 1)
-      at = std::max(at, m_dram.reads_queued_until(c));
+      at = std::max(at, m_dram.read_queue_empty_from(c, w.t.arrival));
   return at;
 }
 
@@ -205,8 +209,29 @@ void DdrTransactionLevel::schedule_drain() {
 void DdrTransactionLevel::b_transport(tlm::tlm_generic_payload& payload, sc_core::sc_time& delay) {
   const uint64_t at = to_ps(sc_core::sc_time_stamp() + delay);
   DramTransaction t;
-  if (transaction_of(payload, at, t))
+  if (!transaction_of(payload, at, t))
+    return;
+  if (!t.is_write) {
     answer(payload, at, m_dram.serve(t), delay);
+    return;
+  }
+  // A write waits in the write queue as a non-blocking one does; this thread sleeps until
+  // it is served.
+  Caller caller;
+  const uint64_t full = hold_write(Held{&payload, at, sc_core::SC_ZERO_TIME, &caller}, t);
+  const auto mine = [&](const HeldWrite& w) { return w.held.caller == &caller; };
+  if (full == 0 && write_ready(m_writes.back()) <= t.arrival) {
+    // No read waits on its channels: served as it arrives.
+    drain_writes(mine, &payload, delay);
+    return;
+  }
+  sc_core::sc_time unused;
+  if (full != 0)
+    drain_writes([&](const HeldWrite& w) { return (w.channels & full) != 0; }, nullptr, unused);
+  schedule_drain();
+  while (!caller.answered)
+    sc_core::wait(caller.served);
+  delay = caller.delay;
 }
 
 tlm::tlm_sync_enum DdrTransactionLevel::nb_transport_fw(tlm::tlm_generic_payload& payload,

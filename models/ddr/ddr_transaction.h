@@ -24,9 +24,12 @@ namespace npu {
 ///
 /// A non-blocking write waits as it would in the cycle controller's write queue, which
 /// drains writes when its read queue is empty or its writes reach the high watermark: it is
-/// served once every channel it uses has issued the reads booked there (an SC_METHOD wakes
-/// then), or at once when it fills a channel's write queue to `write_high`, and answered over
-/// the backward path. A blocking write is served when it arrives.
+/// served once the read queue of every channel it uses is empty (the first stretch from its
+/// arrival on with no read queued there, between reads booked or after the last; an
+/// SC_METHOD wakes then), or at once when it fills a channel's write queue to `write_high`,
+/// and answered over the backward path. A blocking write (the host's ring writes, the
+/// scheduler's completion records) waits in the write queue the same way, its caller's
+/// thread asleep until then.
 class DdrTransactionLevel : public sc_core::sc_module {
 public:
   /// Moves a payload's data and counts it (the DDR's storage and statistics).
@@ -44,11 +47,18 @@ public:
   const TransactionDram& dram() const { return m_dram; }
 
 private:
+  /// A blocking write's caller, asleep until its write is served.
+  struct Caller {
+    sc_core::sc_event served;
+    sc_core::sc_time delay; ///< its answer
+    bool answered = false;
+  };
   /// A span of a batch, held until the last one comes.
   struct Held {
     tlm::tlm_generic_payload* payload = nullptr;
-    uint64_t at_ps = 0;     ///< arrival
-    sc_core::sc_time delay; ///< its answer
+    uint64_t at_ps = 0;       ///< arrival
+    sc_core::sc_time delay;   ///< its answer
+    Caller* caller = nullptr; ///< a blocking write's caller, woken with its answer
   };
 
   /// The transaction a payload arriving at `at_ps` asks for (false: an error, answered).
@@ -72,8 +82,8 @@ private:
   /// Queues a write; returns the channels (as HeldWrite::channels) whose write queue it
   /// filled to the high watermark.
   uint64_t hold_write(const Held& h, const DramTransaction& t);
-  /// When the controller would serve held write `w`: once every channel it uses has issued
-  /// the reads booked there (the read queue empty), the cycle controller drains its writes.
+  /// When the controller would serve held write `w`: once the read queue of every channel it
+  /// uses is empty, the cycle controller drains its writes.
   uint64_t write_ready(const HeldWrite& w) const;
   /// Serves the held writes that `pick` chooses, none before now, as serve() does.
   template <typename Pick>

@@ -230,6 +230,17 @@ void TransactionDram::form_runs(const DramTransaction& t, uint32_t tx) {
   m_forming.clear();
 }
 
+uint64_t TransactionDram::read_queue_empty_from(uint32_t channel, uint64_t at) const {
+  const Channel& ch = m_channels[channel];
+  if (ch.last_read_column <= at)
+    return at;
+  uint64_t first = ch.last_read_column;
+  for (const auto& [from, to] : ch.idle)
+    if (to > at)
+      first = std::min(first, std::max(from, at));
+  return first;
+}
+
 void TransactionDram::count_lines(const DramTransaction& t, uint32_t* per_channel) const {
   const uint64_t line = m_spec.access_bytes;
   const uint64_t unit = t.unit_bytes > 0 ? std::min(t.unit_bytes, t.row_bytes) : t.row_bytes;
@@ -672,8 +683,13 @@ inline void TransactionDram::count_part(Channel& ch, bool is_write, uint32_t k, 
   if (ch.bus.size() > 64)
     ch.bus.forget_before(std::min(c0, m_horizon));
   book_banks(ch, r, first_col, first_col + busy - m_burst);
-  if (!is_write)
+  if (!is_write) {
+    if (from_arrival > ch.last_read_column) {
+      ch.idle[ch.idle_next] = {ch.last_read_column, from_arrival};
+      ch.idle_next = (ch.idle_next + 1) % kIdleStretches;
+    }
     ch.last_read_column = std::max(ch.last_read_column, first_col + busy - m_burst);
+  }
   count_part(ch, is_write, k, n, opened, data, busy, from_arrival, last_arrival);
   if (from < r.first_lines) {
     const uint32_t in_unit = std::min(r.first_lines, from + k) - from;

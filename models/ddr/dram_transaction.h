@@ -77,11 +77,10 @@ public:
   /// dram_energy(), with the refreshes due by `refreshed_until` (the banks' state then kept
   /// to `end`).
   DramActivity activity(uint64_t end, uint64_t refreshed_until = UINT64_MAX) const;
-  /// The clock of the latest RD booked on `channel`: its read queue holds requests until
-  /// then.
-  uint64_t reads_queued_until(uint32_t channel) const {
-    return m_channels[channel].last_read_column;
-  }
+  /// The first clock from `at` on when `channel`'s read queue is empty: the start of the
+  /// first idle stretch between its booked reads that ends after `at` (the latest few are
+  /// kept), else the end of its booked reads.
+  uint64_t read_queue_empty_from(uint32_t channel, uint64_t at) const;
   uint32_t channels() const { return static_cast<uint32_t>(m_channels.size()); }
   /// The arrival of the latest transaction served (clocks).
   uint64_t last_arrival() const { return m_last_arrival; }
@@ -91,7 +90,8 @@ public:
 
 private:
   static constexpr uint64_t kNoRow = std::numeric_limits<uint64_t>::max();
-  static constexpr uint32_t kGroupWords = 4; ///< bank groups up to 256, as bits
+  static constexpr uint32_t kGroupWords = 4;    ///< bank groups up to 256, as bits
+  static constexpr uint32_t kIdleStretches = 8; ///< idle stretches of a read queue kept
 
   /// A row a bank held open and has closed since: columns to it fit from `col_from` until
   /// the PRE at `pre` (less tRTP or write recovery) without moving what came after.
@@ -184,6 +184,10 @@ private:
     bool last_write = false;
     uint64_t direction_lines = 0;  ///< lines served since the direction last changed
     uint64_t last_read_column = 0; ///< the latest RD booked (clock)
+    /// The latest stretches [first, second) with no read queued: a read arrived after every
+    /// RD booked before it had issued (a ring, next at idle_next).
+    std::array<std::pair<uint64_t, uint64_t>, kIdleStretches> idle{};
+    uint32_t idle_next = 0;
     uint32_t last_rank = 0;
     DramChannelStats stats;
     uint64_t precharges = 0; ///< rows closed (PRE, each bank of a PREA, closed page)

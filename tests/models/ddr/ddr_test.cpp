@@ -324,6 +324,8 @@ public:
     uint64_t addr = 0;
     uint32_t len = 0;
     uint64_t done_ps = 0;
+    uint64_t delay_ps = 0; ///< annotated: it arrives at at_ps + delay_ps
+    bool blocking = false; ///< sent by b_transport, from a thread of its own
   };
   tlm_utils::simple_initiator_socket<NbInitiator> socket;
   std::vector<Access> accesses;
@@ -349,8 +351,16 @@ private:
       p.set_data_length(a.len);
       p.set_streaming_width(a.len);
       p.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
+      if (a.blocking) {
+        sc_core::sc_spawn([this, &a, &p] {
+          sc_core::sc_time delay = ps(a.delay_ps);
+          socket->b_transport(p, delay);
+          a.done_ps = now_ps() + to_ps(delay);
+        });
+        continue;
+      }
       tlm::tlm_phase phase = tlm::BEGIN_REQ;
-      sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+      sc_core::sc_time delay = ps(a.delay_ps);
       if (socket->nb_transport_fw(p, phase, delay) == tlm::TLM_COMPLETED)
         a.done_ps = now_ps() + to_ps(delay);
     }
@@ -369,7 +379,10 @@ private:
 // read that arrives after a write, while older reads still wait, is served before it. At
 // both levels: the transaction level holds the write until the reads booked before it
 // have issued.
-TEST(Ddr, AReadArrivingWhileReadsWaitGoesBeforeAnEarlierWrite) {
+// Runs `accesses` on one LPDDR4 channel at both levels and returns each level's accesses,
+// answered (cycle first).
+std::vector<std::vector<NbInitiator::Access>>
+on_both_levels(const std::vector<NbInitiator::Access>& accesses) {
   test::use_ps_resolution();
   const auto config = [](const std::string& model) {
     return ddr_section(
@@ -377,24 +390,61 @@ TEST(Ddr, AReadArrivingWhileReadsWaitGoesBeforeAnEarlierWrite) {
   };
   Ddr cycle("cycle", config("cycle"), Granularity::Burst);
   Ddr transaction("transaction", config("transaction"), Granularity::Burst);
-  // A 2 KiB read at 0 (32 bursts, about 320 ns of data), a write to another bank at 10 ns,
-  // a read of a third bank at 20 ns.
-  const std::vector<NbInitiator::Access> accesses = {{0, tlm::TLM_READ_COMMAND, 0, 2048},
-                                                     {10'000, tlm::TLM_WRITE_COMMAND, 1u << 20, 64},
-                                                     {20'000, tlm::TLM_READ_COMMAND, 2u << 20, 64}};
   NbInitiator at_cycle("at_cycle", accesses);
   NbInitiator at_transaction("at_transaction", accesses);
   at_cycle.socket.bind(cycle.socket);
   at_transaction.socket.bind(transaction.socket);
   sc_core::sc_start();
+  std::vector<std::vector<NbInitiator::Access>> out;
   for (const NbInitiator* init : {&at_cycle, &at_transaction}) {
-    const auto& a = init->accesses;
-    ASSERT_GT(a[0].done_ps, 0u) << init->name();
-    ASSERT_GT(a[1].done_ps, 0u) << init->name();
-    ASSERT_GT(a[2].done_ps, 0u) << init->name();
-    EXPECT_LT(a[2].done_ps, a[1].done_ps) << init->name();
+    for (const NbInitiator::Access& a : init->accesses)
+      EXPECT_GT(a.done_ps, 0u) << init->name();
+    out.push_back(init->accesses);
+  }
+  return out;
+}
+
+// The controller drains writes when its read queue is empty (or its write queue fills): a
+// read that arrives after a write, while older reads still wait, is served before it. At
+// both levels: the transaction level holds the write until the reads booked before it
+// have issued. A blocking write (the host's ring writes, the scheduler's completion
+// records) waits in the write queue as a non-blocking one does.
+void expect_a_later_read_goes_first(bool blocking_write) {
+  // A 2 KiB read at 0 (32 bursts, about 320 ns of data), a write to another bank at 10 ns,
+  // a read of a third bank at 20 ns.
+  std::vector<NbInitiator::Access> accesses = {{0, tlm::TLM_READ_COMMAND, 0, 2048},
+                                               {10'000, tlm::TLM_WRITE_COMMAND, 1u << 20, 64},
+                                               {20'000, tlm::TLM_READ_COMMAND, 2u << 20, 64}};
+  accesses[1].blocking = blocking_write;
+  for (const auto& a : on_both_levels(accesses)) {
+    EXPECT_LT(a[2].done_ps, a[1].done_ps);
     // The write waits for the first read's columns too, not only for its own bank.
-    EXPECT_GT(a[1].done_ps + 100'000, a[0].done_ps) << init->name();
+    EXPECT_GT(a[1].done_ps + 100'000, a[0].done_ps);
+  }
+}
+
+TEST(Ddr, AReadArrivingWhileReadsWaitGoesBeforeAnEarlierWrite) {
+  expect_a_later_read_goes_first(false);
+}
+
+TEST(Ddr, AReadArrivingWhileReadsWaitGoesBeforeAnEarlierBlockingWrite) {
+  expect_a_later_read_goes_first(true);
+}
+
+// The write queue drains as soon as the read queue empties, even when more reads come
+// later: at the transaction level, a read booked ahead of its arrival leaves the read
+// queue empty until then, and the write goes in that stretch, not after the late read.
+TEST(Ddr, AWriteDrainsWhenTheReadQueueEmptiesBeforeALaterRead) {
+  // A 2 KiB read at 0 (about 320 ns of data); a read of a third bank sent at 0 that arrives
+  // at 2 us; a write to another bank at 10 ns.
+  std::vector<NbInitiator::Access> accesses = {{0, tlm::TLM_READ_COMMAND, 0, 2048},
+                                               {0, tlm::TLM_READ_COMMAND, 2u << 20, 64},
+                                               {10'000, tlm::TLM_WRITE_COMMAND, 1u << 20, 64}};
+  accesses[1].delay_ps = 2'000'000;
+  for (const auto& a : on_both_levels(accesses)) {
+    EXPECT_GT(a[2].done_ps + 100'000, a[0].done_ps);
+    EXPECT_LT(a[2].done_ps, a[0].done_ps + 200'000);
+    EXPECT_GT(a[1].done_ps, 2'000'000u);
   }
 }
 

@@ -54,8 +54,9 @@ void DmaEngine::grant() {
   std::sort(m_claims.begin(), m_claims.end(),
             [](const Claim* a, const Claim* b) { return a->key < b->key; });
   size_t granted = 0;
+  const uint32_t first = m_next_channel; // each free channel is looked at once from here
   for (uint32_t i = 0; i < m_channels.size() && granted < m_claims.size(); ++i) {
-    const uint32_t ch = (m_next_channel + i) % m_channels.size();
+    const uint32_t ch = (first + i) % m_channels.size();
     if (m_channels[ch].busy)
       continue;
     m_channels[ch].busy = true;

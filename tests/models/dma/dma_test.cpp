@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -192,6 +193,33 @@ TEST_P(DmaPath, ChannelsRunTransfersSideBySide) {
   EXPECT_LE(two.ends[1] - two.ends[0], 2 * kNs) << "four channels: the second ran after the first";
   EXPECT_GE(one.ends[1] - one.ends[0], one.ends[0] - DmaConfig{}.setup_latency_ps)
       << "one channel: the second did not wait for the first";
+}
+
+// Five transfers asked for at once on four free channels: four start at once and end
+// together, and only the fifth waits for a channel, so it ends one transfer later. Every free
+// channel is handed out, whichever the round-robin starts from.
+TEST_P(DmaPath, AsManyTransfersStartAtOnceAsThereAreFreeChannels) {
+  test::use_ps_resolution();
+  std::vector<uint64_t> ends;
+  auto copy = [&](DmaBench& b, uint64_t i) {
+    b.dma.copy(0x800000 + i * 0x10000, 0x100000 + i * 0x10000, 4096, "copy" + std::to_string(i),
+               NpuExtension{});
+    ends.push_back(now_ps());
+  };
+  DmaConfig c;
+  c.channels = 4;
+  DmaBench bench(c, GetParam(), latency_only(kMemPs), [&](DmaBench& b) { copy(b, 0); });
+  std::vector<std::unique_ptr<TestThread>> others;
+  for (uint64_t i = 1; i < 5; ++i)
+    others.push_back(std::make_unique<TestThread>(("other" + std::to_string(i)).c_str(),
+                                                  [&, i] { copy(bench, i); }));
+  sc_core::sc_start();
+  ASSERT_TRUE(bench.thread.finished()) << test::failure_message().value_or("");
+  ASSERT_EQ(ends.size(), 5u);
+  std::sort(ends.begin(), ends.end());
+  EXPECT_LE(ends[3] - ends[0], 2 * kNs) << "four channels were free, but not four transfers ran";
+  EXPECT_GE(ends[4] - ends[3], ends[0] - c.setup_latency_ps)
+      << "the fifth transfer did not wait for a channel";
 }
 
 // One transfer alone meets no other traffic, so both paths time it to the picosecond.

@@ -173,27 +173,21 @@ inline void TransactionDram::order_runs() {
     ++m_channel_start[r.channel + 1];
   for (size_t c = 1; c < m_channel_start.size(); ++c)
     m_channel_start[c] += m_channel_start[c - 1];
-  m_arrivals.resize(m_formed.size());
+  m_queued.resize(m_formed.size());
   m_channel_next.assign(m_channel_start.begin(), m_channel_start.end() - 1);
-  for (size_t i = 0; i < m_formed.size(); ++i)
-    m_arrivals[m_channel_next[m_formed[i].channel]++] = {m_formed[i].first_arrival,
-                                                         static_cast<uint32_t>(i)};
+  for (size_t i = 0; i < m_formed.size(); ++i) {
+    const Run& r = m_formed[i];
+    m_queued[m_channel_next[r.channel]++] = {r.first_arrival, r.key, static_cast<uint32_t>(i)};
+  }
   // Each run once: sorted on (arrival, as formed), as a stable sort by arrival would.
-  const auto by_arrival = [](const Arrival& a, const Arrival& b) {
-    return a.at < b.at || (a.at == b.at && a.run < b.run);
+  const auto by_arrival = [](const Queued& a, const Queued& b) {
+    return a.arrival < b.arrival || (a.arrival == b.arrival && a.run < b.run);
   };
   for (size_t c = 0; c + 1 < m_channel_start.size(); ++c) {
-    const auto begin = m_arrivals.begin() + m_channel_start[c];
-    const auto end = m_arrivals.begin() + m_channel_start[c + 1];
+    const auto begin = m_queued.begin() + m_channel_start[c];
+    const auto end = m_queued.begin() + m_channel_start[c + 1];
     if (!std::is_sorted(begin, end, by_arrival))
       std::sort(begin, end, by_arrival);
-  }
-  // What serve_channel() scans for a row hit, in that order, side by side.
-  m_order.resize(m_arrivals.size());
-  m_queued.resize(m_arrivals.size());
-  for (size_t i = 0; i < m_arrivals.size(); ++i) {
-    m_order[i] = m_arrivals[i].run;
-    m_queued[i] = {m_arrivals[i].at, m_formed[m_arrivals[i].run].key};
   }
 }
 
@@ -299,7 +293,7 @@ void TransactionDram::count_lines(const DramTransaction& t, uint32_t* per_channe
 
 void TransactionDram::serve_channel(size_t begin, size_t end,
                                     std::vector<DramTransactionDone>& done) {
-  Channel& ch = m_channels[m_formed[m_order[begin]].channel];
+  Channel& ch = m_channels[m_formed[m_queued[begin].run].channel];
   for (size_t next = begin; next < end;) {
     if (m_queued[next].key == kNoRow) { // served
       ++next;
@@ -308,7 +302,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
     // The oldest run left, unless its bank holds another row and a run of that row arrives
     // before the oldest one's precharge could issue: FR-FCFS serves that hit first.
     size_t pick = next;
-    const Run& oldest = m_formed[m_order[next]];
+    const Run& oldest = m_formed[m_queued[next].run];
     const Bank& b = ch.banks[bank_index(oldest.rank, oldest.first_group, oldest.bank)];
     if (b.row != kNoRow && b.row != oldest.key) {
       const uint64_t precharge = std::max(oldest.first_arrival + 1, b.pre_ready);
@@ -319,7 +313,7 @@ void TransactionDram::serve_channel(size_t begin, size_t end,
         }
     }
     m_queued[pick].key = kNoRow;
-    Run& r = m_formed[m_order[pick]];
+    Run& r = m_formed[m_queued[pick].run];
     const Served s = serve_run(r);
     DramTransactionDone& d = done[r.tx];
     d.last = std::max(d.last, s.end);
@@ -350,34 +344,37 @@ TransactionDram::open_run_banks(Channel& ch, const Run& r, uint32_t from, uint32
   uint64_t start = c0;
   const uint32_t groups = m_spec.bank_groups;
   const bool open_page = m_config.page_policy == DramControllerConfig::PagePolicy::Open;
-  for (uint32_t w = 0; w < m_group_words; ++w) {
-    for (uint64_t bits = r.groups[w]; bits != 0; bits &= bits - 1) {
-      const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
-      Bank& b = ch.banks[bank_index(rank, g, bank)];
-      uint64_t ready;
-      if (b.row == r.key) {
-        ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
-      } else if (const uint64_t fit =
-                     open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
-                 fit != kNoRow) {
-        ready = fit; // a row hit in its calendar, before the rows opened since
-      } else if (const uint64_t early =
-                     open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
-                 early != kNoRow) {
-        ready = early;
-        ++opened;
-      } else {
-        ready = open_row(ch, rank, g, bank, r.key, c0);
-        ++opened;
-      }
-      uint64_t place = 0; // bank groups after the run's first one
-      if (from == 0)
-        place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
-      const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
-      start = std::max(start, ready > lead ? ready - lead : 0);
+  // The bank groups it touches, word by word in one loop (most devices have one word).
+  uint32_t w = 0;
+  for (uint64_t bits = r.groups[0];; bits &= bits - 1) {
+    while (bits == 0) {
+      if (++w >= m_group_words)
+        return start;
+      bits = r.groups[w];
     }
+    const uint32_t g = w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits));
+    Bank& b = ch.banks[bank_index(rank, g, bank)];
+    uint64_t ready;
+    if (b.row == r.key) {
+      ready = std::max(c0, b.open_col); // columns may fill its calendar's gaps
+    } else if (const uint64_t fit = open_page ? closed_row_fit(b, r, n, c0, last_arrival) : kNoRow;
+               fit != kNoRow) {
+      ready = fit; // a row hit in its calendar, before the rows opened since
+    } else if (const uint64_t early =
+                   open_page ? open_early(ch, b, r, g, n, c0, last_arrival) : kNoRow;
+               early != kNoRow) {
+      ready = early;
+      ++opened;
+    } else {
+      ready = open_row(ch, rank, g, bank, r.key, c0);
+      ++opened;
+    }
+    uint64_t place = 0; // bank groups after the run's first one
+    if (from == 0)
+      place = g >= r.first_group ? g - r.first_group : g + groups - r.first_group;
+    const uint64_t lead = std::min<uint64_t>(place, n - 1) * m_slot_s;
+    start = std::max(start, ready > lead ? ready - lead : 0);
   }
-  return start;
 }
 
 inline uint64_t TransactionDram::closed_row_fit(const Bank& b, const Run& r, uint32_t n,

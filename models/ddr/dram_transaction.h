@@ -217,7 +217,7 @@ private:
     uint64_t first_end = 0;
   };
 
-  /// Orders the batch's runs by channel, then arrival, then as formed (m_order), and marks
+  /// Orders the batch's runs by channel, then arrival, then as formed (m_queued), and marks
   /// where each channel's runs begin (m_channel_start).
   void order_runs();
   /// Cuts transaction `tx` of the batch into runs (m_formed).
@@ -350,25 +350,20 @@ private:
   mutable uint64_t m_hash_high_block = UINT64_MAX; ///< the bits above, of m_hash_high
   mutable uint64_t m_hash_high = 0;                ///< their channel hash
   std::vector<Channel> m_channels;
-  std::vector<Run> m_runs;         ///< the run being formed, per channel
-  std::vector<uint32_t> m_forming; ///< channels with a run being formed
-  std::vector<Run> m_formed;       ///< the batch's runs, as formed
-  /// A run formed and its first arrival (order_runs() sorts them).
-  struct Arrival {
-    uint64_t at;
-    uint32_t run;
-  };
-  std::vector<Arrival> m_arrivals;       ///< scratch: m_order with each run's first arrival
-  std::vector<uint32_t> m_order;         ///< scratch: the batch's runs by channel and arrival
-  std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_order
-  std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_order
-  /// What serve_channel() scans of a queued run: its first arrival and key (kNoRow once
-  /// served).
+  std::vector<Run> m_runs;               ///< the run being formed, per channel
+  std::vector<uint32_t> m_forming;       ///< channels with a run being formed
+  std::vector<Run> m_formed;             ///< the batch's runs, as formed
+  std::vector<uint32_t> m_channel_start; ///< scratch: each channel's first in m_queued
+  std::vector<uint32_t> m_channel_next;  ///< scratch: where its next run goes in m_queued
+  /// A run formed as serve_channel() scans it: its first arrival, its key (kNoRow once
+  /// served) and its place in m_formed.
   struct Queued {
     uint64_t arrival;
     uint64_t key;
+    uint32_t run;
   };
-  std::vector<Queued> m_queued;              ///< scratch: the batch's runs, as in m_order
+  /// scratch: the batch's runs by channel, then arrival, then as formed (order_runs())
+  std::vector<Queued> m_queued;
   std::vector<DramTransactionDone> m_single; ///< scratch of serve()
   uint64_t m_last_arrival = 0;               ///< of any transaction served
   uint64_t m_horizon = 0;                    ///< the earliest arrival of the batch served

@@ -17,9 +17,9 @@ host launch path and instruction loading (phases 1 to 4) are left out.
 The last line says whether the acceptance targets hold (microbenchmark MAPE at most 15%,
 held-out at most 20%, every row within 0.67x-1.5x). With --check the exit status is 1 unless
 the microbenchmark MAPE is at most 17%, the held-out MAPE at most 22% and every row within
-0.5x-2x of the measured cycles (guards against regressions, a little above today's 15.5%
-and 19.8%), and docs/validation.md quotes the table, the MAPEs and that line exactly as
-printed.
+0.5x-2x of the measured cycles (guards against regressions, set a little above the figures
+of the day they were set), and docs/validation.md quotes the table, the MAPEs and that line
+exactly as printed.
 """
 import argparse
 import concurrent.futures
@@ -108,9 +108,12 @@ def main():
     lines.append("rows outside 0.67x-1.5x: %d%s" %
                  (len(outside), " (" + ", ".join("%s %.3fx" % (w, mine[w]) for w in outside) + ")"
                   if outside else ""))
-    met = mape(micro) <= 15 and mape(held) <= 20 and not outside
-    lines.append("acceptance (microbenchmark MAPE <= 15%%, held-out <= 20%%, every row in 0.67x-1.5x): %s"
-                 % ("met" if met else "not met"))
+    if len(micro) + len(held) < len(measured_rows()):
+        verdict = "not judged (--only ran part of the table)"
+    else:
+        verdict = "met" if mape(micro) <= 15 and mape(held) <= 20 and not outside else "not met"
+    lines.append("acceptance (microbenchmark MAPE <= 15%, held-out <= 20%, "
+                 "every row in 0.67x-1.5x): " + verdict)
     print("\n".join(lines))
     if not args.check:
         return 0

@@ -18,8 +18,8 @@ constexpr uint64_t kFarFuturePs = std::numeric_limits<uint64_t>::max() / 2;
 ComputeUnit::ComputeUnit(sc_core::sc_module_name name, const ComputeConfig& config, int index,
                          const Windows& windows, const PlanTarget& target)
     : sc_module(name), icache("icache"), dma("dma"), m_config(config), m_index(index),
-      m_streams(std::max(kStreams, target.dma_channels / std::max<uint32_t>(config.units, 1))),
-      m_sram(windows.tiles), m_sram_window(windows.sram), m_ddr(windows.ddr), m_target(target),
+      m_streams(std::max<unsigned>(kStreams, target.dma_streams)), m_sram(windows.tiles),
+      m_sram_window(windows.sram), m_ddr(windows.ddr), m_target(target),
       m_period_ps(static_cast<uint64_t>(1e12 / config.frequency_hz + 0.5)),
       m_load_pool("loads", m_streams), m_store_pool("stores", m_streams) {
   SC_HAS_PROCESS(ComputeUnit);

@@ -122,6 +122,10 @@ Estimate estimate(const GemmLowering& low, const CostModel& cost, const GemmChoi
   e.compute_cycles = array_cycles(low, cost.target().model, c, dtype, cost.units());
   e.blocks = batches * mb * nb;
   e.tiles = e.blocks * kb;
+  // The slowest share may own only whole blocks while the edge blocks go elsewhere.
+  const double units = cost.units();
+  e.peak_share = std::min(1.0, std::ceil(e.blocks / units) * static_cast<double>(c.mt * c.nt) /
+                                   (batches * static_cast<double>(g.m * g.n)));
   double a_passes = 0, b_passes = 0;
   passes(c, batches, mb, nb, cost.units(), &a_passes, &b_passes);
   const double a_bytes = batches * a_pass * a_passes;

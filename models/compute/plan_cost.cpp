@@ -203,9 +203,21 @@ double CostModel::transfer_seconds(const AccessPattern& a, double count, bool sr
           std::max(a.row_bytes / page, pieces * std::min(1.0, a.stride / (page * ways)));
       activations = a.rows * per_row;
     }
-    by_memory = std::max(bytes / std::max(t.ddr_bytes_per_s, 1.0),
-                         activations / std::max(t.ddr_activates_per_s, 1.0));
+    // Concurrent instances (one per unit at most) start at other addresses and reach
+    // other channels and bank groups; together they reach at most all of them.
+    const double parallel =
+        std::min(1.0, reach(a) * std::min(static_cast<double>(m_units), std::ceil(count)));
+    by_memory = std::max(bytes / std::max(t.ddr_bytes_per_s * parallel, 1.0),
+                         activations / std::max(t.ddr_activates_per_s * parallel, 1.0));
   }
+  return count * std::max(by_memory, burst_seconds(a, 1, sram));
+}
+
+double CostModel::burst_seconds(const AccessPattern& a, double count, bool sram) const {
+  if (a.rows <= 0 || a.row_bytes <= 0 || count <= 0)
+    return 0;
+  const PlanTarget& t = m_target;
+  const bool strided = a.rows > 1 && a.stride != a.row_bytes;
   // Little's law on the DMA: each burst (a row, or a burst-sized part of one) holds one
   // of the channels' outstanding slots for a round trip.
   const double burst = static_cast<double>(std::max<uint64_t>(t.dma_burst_bytes, 1));
@@ -217,13 +229,58 @@ double CostModel::transfer_seconds(const AccessPattern& a, double count, bool sr
       std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst_len), 1.0,
                  static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
   const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) * per_channel;
-  const double by_bursts = bursts * (sram ? t.sram_latency_s : t.latency_s) / in_flight;
-  return count * std::max(by_memory, by_bursts);
+  return count * bursts * (sram ? t.sram_latency_s : t.latency_s) / in_flight;
+}
+
+double CostModel::reach(const AccessPattern& a) const {
+  const PlanTarget& t = m_target;
+  const uint32_t channel_bits = t.ddr_hashed ? 0 : t.ddr_channel_bits;
+  const uint64_t ways = uint64_t{1} << (channel_bits + t.ddr_group_bits);
+  const bool strided = a.rows > 1 && a.stride != a.row_bytes;
+  const double row_bytes = strided ? a.row_bytes : a.bytes(), stride = strided ? a.stride : 0;
+  if (ways <= 1)
+    return 1.0;
+  const auto found = m_reach.find({row_bytes, stride});
+  if (found != m_reach.end())
+    return found->second;
+  const uint64_t access = std::max<uint64_t>(t.ddr_access_bytes, 1);
+  const auto way_of = [&](uint64_t addr) {
+    const uint64_t ch = (addr >> t.ddr_channel_shift) & ((uint64_t{1} << channel_bits) - 1);
+    const uint64_t group = (addr >> t.ddr_group_shift) & ((uint64_t{1} << t.ddr_group_bits) - 1);
+    return ch | group << channel_bits;
+  };
+  // The first rows (4096 at most) from address 0, until every way is reached.
+  std::vector<bool> seen(ways, false);
+  uint64_t reached = 0;
+  const auto bytes = static_cast<uint64_t>(row_bytes);
+  const uint64_t rows = strided ? std::min<uint64_t>(static_cast<uint64_t>(a.rows), 4096) : 1;
+  for (uint64_t r = 0; r < rows && reached < ways; ++r) {
+    const uint64_t first = r * static_cast<uint64_t>(stride);
+    for (uint64_t at = first / access * access; at < first + bytes && reached < ways; at += access)
+      if (const uint64_t w = way_of(at); !seen[w]) {
+        seen[w] = true;
+        ++reached;
+      }
+  }
+  const double share = static_cast<double>(reached) / static_cast<double>(ways);
+  m_reach.emplace(std::make_pair(row_bytes, stride), share);
+  return share;
+}
+
+double CostModel::unit_dma_bytes_per_s() const {
+  const PlanTarget& t = m_target;
+  const double burst = static_cast<double>(std::max<uint64_t>(t.dma_burst_bytes, 1));
+  const double per_channel =
+      std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst), 1.0,
+                 static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
+  const double streams = std::min(t.dma_streams, std::max<uint32_t>(t.dma_channels, 1));
+  return streams * per_channel * burst / std::max(t.latency_s, 1e-12);
 }
 
 double CostModel::exposed_seconds(std::initializer_list<Exposed> transfers) const {
   const PlanTarget& t = m_target;
-  const double ddr = std::min(t.ddr_bytes_per_s / static_cast<double>(m_units), t.port_bytes_per_s);
+  const double ddr = std::min({t.ddr_bytes_per_s / static_cast<double>(m_units),
+                               unit_dma_bytes_per_s(), t.port_bytes_per_s});
   const double sram = t.sram_bytes_per_s > 0 ? std::min(t.sram_bytes_per_s, t.port_bytes_per_s)
                                              : t.port_bytes_per_s;
   double latency = 0, seconds = 0;
@@ -241,35 +298,60 @@ double CostModel::exposed_seconds(std::initializer_list<Exposed> transfers) cons
 Timing CostModel::timing(const Estimate& e) const {
   const PlanTarget& t = m_target;
   const double u = m_units;
-  // The slowest share owns ceil(blocks / units) blocks; the units share the memory
-  // path, so memory time is the whole op's at the rate the slowest share keeps up.
+  // The slowest share owns ceil(blocks / units) blocks; the busy units (no more than there
+  // are blocks) share the memory path, so memory time is the whole op's at the rate the
+  // slowest share keeps up.
   const double share = e.blocks > 0 ? std::ceil(e.blocks / u) / e.blocks : 1.0;
   Timing out;
-  out.compute = e.compute_cycles * share / std::max(t.unit_hz, 1.0);
+  out.compute = e.compute_cycles * std::max(share, e.peak_share) / std::max(t.unit_hz, 1.0);
   const double channels = std::max<uint32_t>(t.dma_channels, 1);
   // Every load lands in SRAM and every store leaves it; operands in SRAM are read there too.
   const double sram_side =
       t.sram_bytes_per_s > 0 ? (e.traffic() + e.sram_bytes) / t.sram_bytes_per_s : 0.0;
   const double port =
       std::max(e.ddr_bytes, e.traffic() + e.sram_bytes) / std::max(t.port_bytes_per_s, 1.0);
-  const double descriptors = e.descriptors * t.descriptor_s / channels;
-  const double shared = std::max({e.ddr_s, e.sram_s, sram_side, port, descriptors}) * share * u;
+  // Each transfer holds a DMA channel for its setup and a round trip, and then its bursts
+  // their round trips, as many at once as the channel keeps in flight. A unit
+  // cuts a tile's loads, and a block's store, into as many transfers as it keeps in
+  // flight (ComputeUnit::move), at least 4, or its part of the channels.
+  const double latency = e.ddr_bytes > 0 ? t.latency_s : t.sram_latency_s;
+  const double streams = std::max<uint32_t>(t.dma_streams, 1);
+  const double transfers =
+      std::max(e.descriptors,
+               ((e.load_bytes > 0 ? e.tiles : 0) + (e.store_bytes > 0 ? e.blocks : 0)) * streams);
+  const double descriptors = transfers * (t.descriptor_s + latency) / channels + e.dma_s;
+  const double busy = std::max(1.0, std::min(u, e.blocks));
+  const double shared = std::max({e.ddr_s, e.sram_s, sram_side, port, descriptors}) * share * busy;
   // One loader per unit brings its tiles one after another: a round trip and the
   // descriptors' setup per tile (a unit issues up to 4 at once) and its bytes at the
-  // unit's part of the bandwidth. Tiny tiles pay the round trip on every tile.
-  const double latency = e.ddr_bytes > 0 ? t.latency_s : t.sram_latency_s;
+  // busy units' part of the bandwidth, at most what its DMA streams keep in flight. Tiny
+  // tiles pay the round trip on every tile.
   const double unit_bandwidth = std::min(
-      e.ddr_bytes > 0 || t.sram_bytes_per_s <= 0 ? t.ddr_bytes_per_s / u : t.sram_bytes_per_s,
-      t.port_bytes_per_s);
+      {e.ddr_bytes > 0 || t.sram_bytes_per_s <= 0 ? t.ddr_bytes_per_s / busy : t.sram_bytes_per_s,
+       unit_dma_bytes_per_s(), t.port_bytes_per_s});
   const double loader =
       (e.tiles * latency + e.descriptors * t.descriptor_s / std::min(4.0, channels) +
        e.load_bytes / std::max(unit_bandwidth, 1.0)) *
       share;
   out.memory = std::max(shared, loader);
-  // Buffered, loads and stores overlap compute but for the first load and last store;
-  // single-buffered, every transfer waits for compute and the other way round.
-  out.total = t.buffers >= 2 ? std::max(out.compute, out.memory) + e.first_load_s + e.last_store_s
-                             : out.compute + out.memory + t.latency_s;
+  if (t.buffers < 2) { // every transfer waits for compute and the other way round
+    out.total = out.compute + out.memory + t.latency_s;
+    return out;
+  }
+  // Buffered, a unit runs three stages, each one tile after another: its loader, its
+  // array or vector unit, and its storer. The share's tiles go through them as a
+  // pipeline: the first load, a compute and the last store, then one tile per slowest
+  // stage (a transfer's round trip included, and the unit's loads and stores sharing its
+  // part of the bandwidth). The whole op's traffic bounds it too, then the last compute.
+  const double n = std::max(1.0, std::ceil(e.tiles * share));
+  const double stores = std::max(1.0, std::ceil(e.blocks * share));
+  const double compute = out.compute / n;
+  const double load = loader / n;
+  const double store = stores * (latency + t.descriptor_s) / n;
+  const double moved = (e.load_bytes + e.store_bytes) * share / n / std::max(unit_bandwidth, 1.0);
+  const double pipeline =
+      e.first_load_s + compute + e.last_store_s + (n - 1) * std::max({compute, load, store, moved});
+  out.total = std::max(pipeline, shared + compute);
   return out;
 }
 
@@ -281,6 +363,7 @@ void Estimate::load(const CostModel& cost, const AccessPattern& pattern, double 
   load_bytes += bytes;
   ddr_bytes += bytes;
   ddr_s += cost.transfer_seconds(pattern, count);
+  dma_s += cost.burst_seconds(pattern, count);
 }
 
 void Estimate::store(const CostModel& cost, const AccessPattern& pattern, double count) {
@@ -289,6 +372,7 @@ void Estimate::store(const CostModel& cost, const AccessPattern& pattern, double
   store_bytes += bytes;
   (sram ? sram_bytes : ddr_bytes) += bytes;
   (sram ? sram_s : ddr_s) += cost.transfer_seconds(pattern, count, sram);
+  dma_s += cost.burst_seconds(pattern, count, sram);
 }
 
 } // namespace npu

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <tuple>
 #include <vector>
 
@@ -61,9 +62,13 @@ struct Estimate {
                           ///< in place: no loads)
   double ddr_s = 0;       ///< DDR time of the DDR traffic (bandwidth or row activations)
   double sram_s = 0;      ///< time of the SRAM-resident traffic (bandwidth or bursts)
+  double dma_s = 0;       ///< the bursts' time on the DMA channels (burst_seconds)
   double descriptors = 0; ///< DMA descriptors
   double tiles = 0;
-  double blocks = 0;       ///< output blocks (what shares split)
+  double blocks = 0; ///< output blocks (what shares split)
+  /// The share of the op's compute the slowest share may own, when its blocks are not all
+  /// alike (a cut leaves smaller blocks at the edges): 0 when they are.
+  double peak_share = 0;
   double first_load_s = 0; ///< one tile's loads and one block's store, which the
   double last_store_s = 0; ///< buffering cannot hide
 
@@ -91,6 +96,11 @@ public:
   /// activations, and its DMA bursts with at most channels x outstanding in flight for
   /// a round trip each. In SRAM (`sram`): its bytes at the SRAM's bandwidth and its bursts.
   double transfer_seconds(const AccessPattern& a, double count, bool sram = false) const;
+  /// What one unit's loader (or storer) moves at most: its DMA streams (ComputeUnit::move),
+  /// each with as many bursts in flight as a channel keeps, a round trip each.
+  double unit_dma_bytes_per_s() const;
+  /// The DMA part of transfer_seconds: the bursts' round trips over every channel's slots.
+  double burst_seconds(const AccessPattern& a, double count, bool sram = false) const;
   /// One transfer a unit makes with nothing to hide it: `bytes` in `descriptors` of input
   /// operand `operand`, or of the result when `operand` is kResult.
   struct Exposed {
@@ -109,10 +119,15 @@ public:
   double time(const Estimate& e) const { return timing(e).total; }
   const PlanTarget& target() const { return m_target; }
   uint32_t units() const { return m_units; }
+  /// The share of the DDR's channel and bank-group pairs that one instance of a pattern
+  /// (from address 0) reaches: rows a multiple of the interleave apart keep landing on the
+  /// same few, and those alone serve them.
+  double reach(const AccessPattern& a) const;
 
 private:
   PlanTarget m_target;
   uint32_t m_units;
+  mutable std::map<std::pair<double, double>, double> m_reach; ///< by (row bytes, stride)
 };
 
 /// Keeps every offered candidate and picks the best: lowest estimated time. Among those

@@ -127,6 +127,7 @@ struct PlanTarget {
   double unit_hz = 1e9;                 ///< unit clock
   uint32_t dma_channels = 4;            ///< DMA channels (shared by the units)
   uint32_t dma_outstanding = 8;         ///< bursts in flight per DMA channel (slots)
+  uint32_t dma_streams = 4;             ///< transfers a unit's loader (or storer) runs at once
   uint64_t dma_buffer_bytes = 2048;     ///< read data in flight per DMA channel
   uint64_t dma_burst_bytes = 256;       ///< the largest DMA burst (a row is cut into these)
   double descriptor_s = 100e-9;         ///< one DMA descriptor's setup
@@ -137,9 +138,15 @@ struct PlanTarget {
   uint64_t ddr_row_bytes = 2048;        ///< one bank's row (page)
   uint32_t ddr_interleave = 4;          ///< rows consecutive addresses spread over
   double ddr_activates_per_s = 400e6;   ///< row activations per second, all channels
-  double sram_bytes_per_s = 0;          ///< SRAM banks x bank width x clock (0: no limit)
-  double sram_latency_s = 0;            ///< a read's round trip, DMA to SRAM and back
-  OperandPlaces places;                 ///< where this launch's operands live
+  /// Where the channel and bank-group fields sit in a byte address (lowest bit, width), so
+  /// that the planner sees which of them a strided pattern's rows reach; with a channel
+  /// hash (`ddr_hashed`) rows spread over every channel, and only bank groups are counted.
+  uint32_t ddr_channel_shift = 6, ddr_channel_bits = 0;
+  uint32_t ddr_group_shift = 6, ddr_group_bits = 0;
+  bool ddr_hashed = false;
+  double sram_bytes_per_s = 0; ///< SRAM banks x bank width x clock (0: no limit)
+  double sram_latency_s = 0;   ///< a read's round trip, DMA to SRAM and back
+  OperandPlaces places;        ///< where this launch's operands live
 };
 
 /// The chosen tiling of one share, for reports (sums over the share's tiles).

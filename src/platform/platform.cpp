@@ -1,6 +1,7 @@
 #include "platform/platform.h"
 
 #include "models/common/tlm_util.h"
+#include "models/ddr/address_mapper.h"
 #include "platform/address_map.h"
 
 #include <algorithm>
@@ -18,6 +19,8 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   t.dma_channels = config.dma.channels;
   t.dma_outstanding = config.dma.outstanding;
   t.dma_buffer_bytes = config.dma.buffer_bytes;
+  t.dma_streams = std::max<uint32_t>(ComputeUnit::kStreams,
+                                     config.dma.channels / std::max<uint32_t>(c.units, 1));
   t.dma_burst_bytes = config.dma.burst_bytes;
   t.descriptor_s = static_cast<double>(config.dma.setup_latency_ps) * 1e-12;
   t.ddr_bytes_per_s = config.ddr.channel_bytes_per_s() * config.ddr.channels;
@@ -31,6 +34,12 @@ PlanTarget plan_target_of(const PlatformConfig& config, uint64_t partition_bytes
   t.ddr_access_bytes = dram.access_bytes;
   t.ddr_row_bytes = dram.row_bytes();
   t.ddr_interleave = config.ddr.channels * std::max<uint32_t>(dram.bank_groups, 1);
+  const AddressMapper mapper(dram, config.ddr.mapping_fields, config.ddr.hash);
+  t.ddr_channel_shift = mapper.shift(DramField::Channel);
+  t.ddr_channel_bits = mapper.bits(DramField::Channel);
+  t.ddr_group_shift = mapper.shift(DramField::BankGroup);
+  t.ddr_group_bits = mapper.bits(DramField::BankGroup);
+  t.ddr_hashed = config.ddr.hash;
   // At most four activations per tFAW per rank (or one per tRRD where tFAW is 0).
   const double activate_ps = dram.t.FAW > 0 ? dram.t.FAW * dram.tck_ps / 4.0
                                             : std::max<uint32_t>(dram.t.RRD_S, 1) * dram.tck_ps;

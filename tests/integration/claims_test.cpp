@@ -127,7 +127,7 @@ TEST_P(Claims, SyncVsAsyncCrossesOverWithModelSize) {
   ASSERT_TRUE(run("sync_vs_async"));
   double best = 0;
   std::vector<double> saving;
-  for (const char* size : {"32", "128", "512", "768"}) {
+  for (const char* size : {"32", "128", "512", "768", "960"}) {
     const Launches sync = of(std::string("mm") + size + "_sync");
     const Launches async = of(std::string("mm") + size + "_async");
     ASSERT_EQ(sync.size(), 3u);
@@ -151,8 +151,10 @@ TEST_P(Claims, SyncVsAsyncCrossesOverWithModelSize) {
   EXPECT_LT(saving[1], 0.30);
   if (edge())
     EXPECT_GT(saving[2], 0.30) << "edge-npu crosses over between mm128 and mm512";
-  else
-    EXPECT_GT(saving[3], 0.30) << "datacenter-gpu crosses over between mm512 and mm768";
+  else {
+    EXPECT_LT(saving[3], 0.30) << "datacenter-gpu: mm768 still runs within the host work";
+    EXPECT_GT(saving[4], 0.30) << "datacenter-gpu crosses over between mm768 and mm960";
+  }
 }
 
 // Two streams run side by side while the host prepares the next batch.

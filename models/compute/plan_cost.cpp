@@ -223,12 +223,8 @@ double CostModel::burst_seconds(const AccessPattern& a, double count, bool sram)
   const double burst = static_cast<double>(std::max<uint64_t>(t.dma_burst_bytes, 1));
   const double bursts =
       strided ? a.rows * std::ceil(a.row_bytes / burst) : std::ceil(a.bytes() / burst);
-  // As many bursts per channel as its slots and its read buffer allow.
-  const double burst_len = std::min(burst, a.row_bytes);
-  const double per_channel =
-      std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst_len), 1.0,
-                 static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
-  const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) * per_channel;
+  const double in_flight = static_cast<double>(std::max<uint32_t>(t.dma_channels, 1)) *
+                           bursts_per_channel(std::min(burst, a.row_bytes));
   return count * bursts * (sram ? t.sram_latency_s : t.latency_s) / in_flight;
 }
 
@@ -270,11 +266,15 @@ double CostModel::reach(const AccessPattern& a) const {
 double CostModel::unit_dma_bytes_per_s() const {
   const PlanTarget& t = m_target;
   const double burst = static_cast<double>(std::max<uint64_t>(t.dma_burst_bytes, 1));
-  const double per_channel =
-      std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst), 1.0,
-                 static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
   const double streams = std::min(t.dma_streams, std::max<uint32_t>(t.dma_channels, 1));
-  return streams * per_channel * burst / std::max(t.latency_s, 1e-12);
+  return streams * bursts_per_channel(burst) * burst / std::max(t.latency_s, 1e-12);
+}
+
+double CostModel::bursts_per_channel(double burst_len) const {
+  // As many as the channel's slots and its read buffer allow (bursts_in_flight of the DMA).
+  const PlanTarget& t = m_target;
+  return std::clamp(std::floor(static_cast<double>(t.dma_buffer_bytes) / burst_len), 1.0,
+                    static_cast<double>(std::max<uint32_t>(t.dma_outstanding, 1)));
 }
 
 double CostModel::exposed_seconds(std::initializer_list<Exposed> transfers) const {

@@ -99,6 +99,8 @@ public:
   /// What one unit's loader (or storer) moves at most: its DMA streams (ComputeUnit::move),
   /// each with as many bursts in flight as a channel keeps, a round trip each.
   double unit_dma_bytes_per_s() const;
+  /// Bursts of `burst_len` bytes one DMA channel keeps in flight.
+  double bursts_per_channel(double burst_len) const;
   /// The DMA part of transfer_seconds: the bursts' round trips over every channel's slots.
   double burst_seconds(const AccessPattern& a, double count, bool sram = false) const;
   /// One transfer a unit makes with nothing to hide it: `bytes` in `descriptors` of input
